@@ -30,11 +30,7 @@ func textWidth(s string) int {
 }
 
 // writeBox writes a table of escaped cells in a box of light lines, or as
-// markdown (pipes, a rule under the header marking each column's
-// alignment, every column at least 3 wide), in the bytes tablewriter v1's
-// default and markdown renderers wrote: a space either side of a cell, each
-// cell trimmed of spaces and on as many lines as its "\n" make, the header
-// left and each other row's cells as aligns says (left past its end).
+// markdown, in the bytes tablewriter v1's default and markdown renderers wrote.
 func writeBox(w io.Writer, markdown bool, header []string, rows [][]string, aligns []alignment) error {
 	cols := len(header)
 	for _, r := range rows {

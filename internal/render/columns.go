@@ -13,13 +13,11 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// column is one column of a kind's rows, declared once: the table,
-// markdown, csv, json and html writers and the glossary are written over a
-// kind's columns, so a new column is one declaration.
+// column is one column of a kind's rows, declared once for every format
+// and the glossary.
 type column[R any] struct {
-	// header heads the column in the formats for people (table, markdown,
-	// html) and is its glossary term; "" for figures only csv and json
-	// write.
+	// header heads the column for people and is its glossary term; ""
+	// for figures only csv and json write.
 	header string
 	// key names the column's figure in csv and json, and its data-field in
 	// html; "" for a column only people read.
@@ -28,9 +26,8 @@ type column[R any] struct {
 	// write it as key, key_lo and key_hi, people read it in style.
 	est   func(R) schema.Estimate
 	style numberStyle
-	// text, when set, is the column's cell for people instead: a label's
-	// name (label: read as prose, left-aligned), or a cell that no one
-	// figure of json holds as it is shown, unless value gives the figure.
+	// text, when set, is the column's cell for people instead: a label
+	// (read as prose), or a cell no one json figure holds unless value does.
 	text  func(R) string
 	label bool
 	value func(R) float64
@@ -179,9 +176,8 @@ func labelColumn[R any](header, key string, text func(R) string) column[R] {
 // rawColumn is figures only csv and json write.
 func rawColumn[R any](fields func(R) []field) column[R] { return column[R]{fields: fields} }
 
-// quantilesColumn is three estimates (p50, p95, p99 of latency or
-// completion) as key_p50, key_p95, key_p99 and, for people, one column
-// "a / b / c s" of their means.
+// quantilesColumn is three estimates as key_p50, key_p95, key_p99 and, for
+// people, one column "a / b / c s".
 func quantilesColumn[R any](header, key string, figs []fleetdata.Figure[R, schema.Estimate]) column[R] {
 	p50, p95, p99 := figureOf(figs, key+"_p50"), figureOf(figs, key+"_p95"), figureOf(figs, key+"_p99")
 	q := func(r R) [3]schema.Estimate { return [3]schema.Estimate{p50(r), p95(r), p99(r)} }
@@ -228,11 +224,8 @@ func seriesColumnOf[P any](cs []seriesColumn[P], key string) seriesColumn[P] {
 	return cs[slices.IndexFunc(cs, func(c seriesColumn[P]) bool { return c.key == key })]
 }
 
-// kindDoc is a json document of a kind's runs, in its order: the title,
-// what ran the runs (the scenario file, if any), a caption of the rows'
-// figures (recovery or drain, when they need one), the runs' settings
-// (graphs), the rows, the services' rows (workers) and the series (none
-// where Series is nil).
+// kindDoc is a json document of a kind's runs, in its order (Series nil:
+// no series).
 type kindDoc struct {
 	Title      string             `json:"title"`
 	Replicates int                `json:"replicates"`

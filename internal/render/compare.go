@@ -26,9 +26,7 @@ type curve struct {
 }
 
 // comparePanel draws curves against x, a line, markers and 95% error bars
-// each, with the conventions of the sweep plots: values in unit, a log y
-// axis when the values span more than two decades, and curves with the
-// same numbers drawn widest first.
+// each, with the conventions of the sweep plots.
 func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plot, error) {
 	var values []float64
 	for _, c := range curves {
@@ -117,11 +115,8 @@ func compareStack(height vg.Length, panels ...*plot.Plot) stack {
 }
 
 // PlotFleetTotals draws a preset that compares client policies over failure
-// rates (fleet.Preset.Totals), as the figure of Brooker's "Fixing retries"
-// post: the share of requests that succeeded, and the server calls a request
-// (amplification), against the server's failure rate, a line per policy
-// (and client count, when the preset varies it) with 95% Student t intervals
-// over the replicates (none with one replicate, as the subtitle says).
+// rates (fleet.Preset.Totals): success and calls a request against the
+// failure rate, a line a policy, with 95% intervals over the replicates.
 func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bool, ext string) error {
 	if len(res) == 0 {
 		return fmt.Errorf("nothing to plot")
@@ -173,13 +168,8 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 }
 
 // PlotFleetSpikes draws a preset that compares policies over spike heights
-// (fleet.Preset.Spikes), runs named "policy keys none|same peak H": how long
-// after the spike each policy's goodput is back (fleet.Result.RecoveryCurve),
-// without keys and with the request's key on every attempt, and the
-// duplicate side effects a request without keys (with keys there are none),
-// against the spike's height, a line a policy with 95% intervals over the
-// replicates for the duplicates; recovery is the Kaplan-Meier median with
-// the quartiles as its bar.
+// (fleet.Preset.Spikes): each policy's recovery (Kaplan-Meier median and
+// quartiles) and duplicates against the spike's height.
 func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) error {
 	return encodeWhole(w, ext)(newSpikeFigure(title, res))
 }
@@ -214,9 +204,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		if r.Config.Client.Keys == schema.SameKey {
 			k = 1
 		}
-		// The Kaplan-Meier median, its bar the quartiles; a third quartile
-		// not reached (fewer than three quarters recovered) is drawn to the
-		// run's end.
+		// A third quartile not reached is drawn to the run's end.
 		q, end := fleetrun.RecoveryCurve(r).Quartiles(), (r.Config.Duration - r.Config.Load.To).Seconds()
 		e := schema.Estimate{Value: q.Median, Lo: q.P25, Hi: q.P75}
 		if math.IsNaN(e.Hi) {

@@ -14,9 +14,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// okabeIto is the Okabe-Ito palette (Okabe and Ito, "Color Universal
-// Design", 2008), told apart by people with each common colour-vision
-// deficiency, darkest first; its yellow, faint on white, comes last.
+// okabeIto is the Okabe-Ito palette, told apart with each common
+// colour-vision deficiency, darkest first.
 var okabeIto = [...]color.RGBA{
 	{0x00, 0x72, 0xb2, 0xff}, // blue
 	{0xd5, 0x5e, 0x00, 0xff}, // vermillion
@@ -28,9 +27,7 @@ var okabeIto = [...]color.RGBA{
 	{0xf0, 0xe4, 0x42, 0xff}, // yellow
 }
 
-// lineColour is series k's colour; past eight they repeat, and the
-// series' markers and dashes (plotutil.Shape, plotutil.Dashes, seven of
-// each) tell them apart.
+// lineColour is series k's colour; past eight they repeat.
 func lineColour(k int) color.Color { return okabeIto[k%len(okabeIto)] }
 
 // lineDashes is series k's dash pattern: solid up to six series (colour
@@ -50,9 +47,8 @@ type stack struct {
 	// plotWidth is the width of the panels, axes and titles included;
 	// panelHeight each one's height.
 	plotWidth, panelHeight vg.Length
-	// heading is drawn centred above the first panel, in a band of its
-	// own: a panel's title as long would push its data area and axis out
-	// of the panel's height, which a page's picture of the panel cuts off.
+	// heading is drawn above the first panel in a band of its own, so a
+	// long one does not push the panel's axis out of its height.
 	heading string
 }
 
@@ -95,9 +91,8 @@ func (s stack) width() vg.Length {
 	return s.plotWidth + legendGap + s.legendWidth() + vg.Centimeter/4
 }
 
-// layout lays the whole stack out on a canvas drawn from panel from on
-// (the canvas holding from up to to) and returns each panel's canvas and
-// its legend's canvas; panels outside the canvas get canvases off it.
+// layout lays the stack out on a canvas drawn from panel from on, and
+// returns each panel's and legend's canvas.
 func (s stack) layout(dc draw.Canvas, from int) (panels, legends []draw.Canvas) {
 	rows := make([][]*plot.Plot, len(s.panels))
 	for i, p := range s.panels {
@@ -153,9 +148,8 @@ func encodeWhole(w io.Writer, ext string) func(s stack, err error) error {
 	}
 }
 
-// pageFigures draws each panel of s (or returns err, from making s) as an
-// svg picture of its own, laid out as in the whole stack so their axes stay
-// aligned, for a page to break between them.
+// pageFigures draws each panel of s (or returns err) as an svg of its own,
+// laid out as in the whole stack so their axes stay aligned.
 func pageFigures(s stack, err error) ([][]byte, error) {
 	if err != nil {
 		return nil, err

@@ -11,19 +11,15 @@ import (
 // asked for: Renderer.WithWidth sets another, 0 for no limit.
 const DefaultWidth = 100
 
-// tableStyle is how a table format writes its tables: as markdown, which
-// cannot fit a width (a markdown row is one line), or as boxes of at most
-// width columns, 0 for no limit.
+// tableStyle is how a table format writes its tables: as markdown, or as
+// boxes of at most width columns, 0 for no limit.
 type tableStyle struct {
 	markdown bool
 	width    int
 }
 
 // table gathers a table's header and rows, then writes them escaped and,
-// in a terminal's format, fitted to the style's width: headers and the
-// labels of rows wrap onto several lines at spaces, and when that is not
-// enough the columns after the labels are shared among several tables, each
-// of which repeats the labels.
+// in a terminal's format, fitted to the style's width.
 type table struct {
 	w      io.Writer
 	st     tableStyle
@@ -117,11 +113,8 @@ func escapeAll(cells []string, escape func(string) string) []string {
 	return out
 }
 
-// fitColumn is one column as the fitting sees it: its index in the table,
-// its cells (the header first), whether its row cells wrap (a label's do,
-// a header always does, a number never), the width it is given, the width
-// of its longest cell unwrapped (natural) and the least it can be given
-// (least: its widest number, or word of its header or labels).
+// fitColumn is one column as the fitting sees it: its cells (header
+// first), whether they wrap, and its given, natural and least widths.
 type fitColumn struct {
 	index          int
 	cells          []string
@@ -172,9 +165,7 @@ func (c fitColumn) lines(w int) (lines []int, widest int) {
 	return lines, widest
 }
 
-// boxWidth is the width of a box table whose columns hold widths: a
-// border before each column and after the last, and a space either side of
-// each cell.
+// boxWidth is the width of a box table whose columns hold widths.
 func boxWidth(widths ...int) int {
 	n := 1
 	for _, w := range widths {
@@ -184,8 +175,7 @@ func boxWidth(widths ...int) int {
 }
 
 // fitParts shares cols among tables that each fit width, each repeating
-// the first labels columns, and narrows each table's columns until it
-// fits (narrow).
+// the first labels columns.
 func fitParts(cols []fitColumn, labels, width int) [][]fitColumn {
 	labels = min(labels, len(cols))
 	lead, rest := cols[:labels], cols[labels:]
@@ -272,12 +262,8 @@ func partition(cols []fitColumn, g int, fits func([]fitColumn) bool, cost func([
 	return groups
 }
 
-// narrow gives cols the widths at which their table fits width: from each
-// column's natural width, columns wrap a column narrower at a time, each
-// time the one that adds the fewest lines to the table for the columns it
-// frees (a header that wraps adds a line once, a label once a row; the
-// widest first among equals), until the table fits or no column can wrap
-// further; height is the lines its header and rows then take.
+// narrow wraps cols, a column at a time, the one that adds the fewest
+// lines first, until their table fits width; height is the lines it takes.
 func narrow(cols []fitColumn, width int) (narrowed []fitColumn, height int) {
 	lines := make([][]int, len(cols))
 	for i, c := range cols {

@@ -35,13 +35,10 @@ type FleetReport struct {
 	Runs      [][]fleetdata.Point
 	Configs   []fleet.Config
 	PlotTitle string
-	// Spikes, when not empty, are the runs of a preset that compares
-	// policies over spike heights (fleet.Preset.Spikes): the page draws them
-	// as PlotFleetSpikes does, one picture, instead of a time series a run.
+	// Spikes, when not empty, are a spikes preset's runs, which the page
+	// draws as PlotFleetSpikes does instead of a time series a run.
 	Spikes []fleet.Result
-	// RunConfigs are Rows' runs, in their order, whose settings json and
-	// csv echo; Replicates, Seed and Scenario (the scenario file, if any)
-	// what ran them.
+	// RunConfigs are Rows' runs, whose settings json and csv echo.
 	RunConfigs []fleet.Config
 	Replicates int
 	Seed       uint64
@@ -54,9 +51,8 @@ func (r FleetReport) csv(w io.Writer) error {
 	return writeFields(w, withSettingColumns(columnsFields(fleetColumns, r.Rows), r.RunConfigs, r.Replicates, r.Seed, r.Scenario))
 }
 
-// withSettingColumns appends to each row (a run's, cfgs[i] its
-// configuration) columns "params.<key>" holding the run's settings as json's
-// params object does, then what ran it: seed and scenario_file.
+// withSettingColumns appends to each row (cfgs[i] its run's) columns
+// "params.<key>" of the run's settings, then the seed and scenario_file.
 func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, seed uint64, scenario string) [][]field {
 	if len(cfgs) != len(rows) {
 		cfgs = nil // no settings to echo
@@ -100,9 +96,8 @@ func paramKeys() []string {
 	return keys
 }
 
-// withSettingsObject appends to each row (a run's, cfgs[i] its
-// configuration) a params object: the settings the run read, keyed as a
-// scenario file keys them.
+// withSettingsObject appends to each row (cfgs[i] its run's) a params
+// object of the settings the run read.
 func withSettingsObject(rows [][]field, cfgs []fleet.Config) ([][]field, error) {
 	if len(cfgs) != len(rows) {
 		return rows, nil
@@ -155,9 +150,8 @@ var fleetColumns = columns[fleetdata.RunRow]{
 	}},
 }
 
-// recoveryJudged says whether the run's recovery was judged: "yes", or
-// why not ("no trigger": constant load and no outage; "too short": no window
-// after the load settled).
+// recoveryJudged says whether the run's recovery was judged: "yes", "no
+// trigger" or "too short".
 func recoveryJudged(s fleetdata.RunRow) string {
 	switch {
 	case !s.Trigger:
@@ -202,9 +196,8 @@ func estimateText(e schema.Estimate, s numberStyle) string {
 	return s.withInterval(e.Value, e.Lo, e.Hi)
 }
 
-// quartilesText formats a recovery time's Kaplan-Meier quartiles for
-// people: "4 s [0, 12]", "never" for a quartile not reached (fewer than
-// that share of the replicates recovered within the run).
+// quartilesText is a recovery time's quartiles for people, "4 s [0, 12]";
+// "never" for a quartile not reached.
 func quartilesText(q stats.Quartiles) string {
 	g := func(x float64) string {
 		if math.IsNaN(x) {
@@ -224,9 +217,8 @@ const recoveryCaption = "Recovered: replicates judged whose goodput came back fo
 	"recovery: seconds after the load settled, the Kaplan-Meier median and quartiles over the replicates judged, " +
 	"one still down censored at its run's end (never: fewer than that share recovered)."
 
-// percentDown and percentUp format the bounds of a share's interval as
-// whole percentages, rounded outwards so the interval printed holds the one
-// computed: 0 and 100 only when a bound is 0 or 1.
+// percentDown and percentUp format a share's interval bounds as whole
+// percentages, rounded outwards.
 func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
@@ -255,13 +247,8 @@ func CheckSeriesPath(path string) error {
 	return fmt.Errorf("%q: want a file name ending in .csv or .json", path)
 }
 
-// PlotFleet draws each run's series in its own panel, one above the other on
-// one time axis and one y scale: new requests (the offered load), successes
-// (goodput), retries decided (when an attempt fails) and sent (after the
-// backoff), timeouts and, when the run's attempts carry keys, conflicts a
-// second, averaged over replicates, in front of the load shape the run was
-// given (grey), each panel titled with the run's name and what it holds
-// fixed, its legend to its right.
+// PlotFleet draws each run's series in its own panel, one above the other
+// on one time axis and one y scale, over the run's load shape.
 func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet.Config, ext string) error {
 	return encodeWhole(w, ext)(newFleetFigure(title, runs, cfgs))
 }
@@ -277,9 +264,7 @@ type fleetLine struct {
 	get    func(fleetdata.Point) float64
 }
 
-// fleetColours are the colours of fleetSeries' drawn figures, in their
-// order (the successes green and the timeouts vermillion, told apart),
-// every one of the palette's for up to eight figures.
+// fleetColours are the palette indexes of fleetSeries' drawn figures.
 var fleetColours = []int{0, 2, 3, 6, 1, 5, 4, 7}
 
 // fleetLines are the series of a run's panel, fleetSeries' with a legend;
@@ -368,10 +353,8 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 	return f, nil
 }
 
-// timePanel is a panel of figures a second against time, titled title
-// in 10 points, its y axis labelled y, its legend in legend points, over a
-// grid: the panel of each run or service in the fleet, graph and workers
-// plots.
+// timePanel is a panel of figures a second against time, titled title,
+// its y axis labelled y, its legend in legend points, over a grid.
 func timePanel(title, y string, legend float64) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
@@ -385,10 +368,8 @@ func timePanel(title, y string, legend float64) *plot.Plot {
 	return p
 }
 
-// timeTicks label a time axis in seconds at a round step that gives at
-// most ten labels (1, 2, 5, 10, 20, 30 or 60 s and on), with an unlabelled
-// tick halfway between, so a 5 s spike in an 80 s run starts and ends on
-// ticks.
+// timeTicks label a time axis in seconds at timeStep, with an unlabelled
+// tick halfway between.
 type timeTicks struct{}
 
 // Ticks implements plot.Ticker.

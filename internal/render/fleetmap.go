@@ -153,12 +153,8 @@ const (
 	mapPlotWidth   = 16 * vg.Centimeter
 )
 
-// PlotMap draws the map as heat maps, a panel a policy and trigger length:
-// the base load across, the spike's height up (one row for an outage),
-// each cell coloured and labelled by the share of replicates that
-// recovered, on one scale from 0 to 1, with a black line along the cell
-// edges between shares below one half and at or above it: the 50%
-// boundary.
+// PlotMap draws the map as heat maps, a panel a policy and trigger length,
+// each cell the share of replicates that recovered, the 50% boundary lined.
 func PlotMap(w io.Writer, r MapReport, ext string) error {
 	m := r.Map
 	var panels []*plot.Plot

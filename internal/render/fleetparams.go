@@ -13,11 +13,8 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// fleetSettings are the settings a run read, as fields keyed by their
-// decl.Param[fleet.Config] keys, the flags' names (decl.Params[fleet.Config]' order, the run's
-// duration first and the outage window before its mode): every setting but those c.Unread names, so that
-// a setting the run never looks at (a backoff base with no backoff, another
-// policy's parameters) is not shown as if used.
+// fleetSettings are the settings a run read (all but c.Unread's), keyed by
+// their decl.Params[fleet.Config] keys, the duration first.
 func fleetSettings(c fleet.Config) []field {
 	unread := c.Unread()
 	f := []field{{"duration", durationValue(c.Duration.Seconds())}}
@@ -101,21 +98,16 @@ func settingsObject(settings []field) []field {
 	return f
 }
 
-// fleetGroups are the settings that start a group of describeSettings' line:
-// the load comes first, then the outage, the server, the network, the
-// client, its policy and its hedges.
+// fleetGroups are the settings that start a group of describeSettings' line.
 var fleetGroups = map[string]bool{"outage": true, "server": true, "net": true, "clients": true, "policy": true, "hedges": true}
 
-// describeSettings is settings for people, on one line in the flags' words:
-// "shape constant, rate 40; server latency, base 1s, ...; hedges 0", a "; "
-// between groups.
+// describeSettings is settings for people, on one line in the flags' words,
+// a "; " between groups.
 func describeSettings(settings []field) string {
 	return describeSome(settings, func(field) bool { return true })
 }
 
-// describeSome is describeSettings of the settings keep accepts, each in
-// its group of the whole list: a "; " before a setting of another group
-// than the one before it.
+// describeSome is describeSettings of the settings keep accepts.
 func describeSome(settings []field, keep func(field) bool) string {
 	var b strings.Builder
 	group, last := 0, -1
@@ -153,9 +145,7 @@ func wrapSettings(line string, width int) string {
 	return strings.TrimSuffix(human.Fill(items, "", "", width), "\n")
 }
 
-// settingsLines are the html page's lines naming what runs ran: for one
-// run its settings; for several, the settings every run shares, then each
-// run's name and the settings it does not share.
+// settingsLines are the html page's lines naming what runs ran.
 func settingsLines(names []string, cfgs []fleet.Config) []string {
 	common, own := splitSettings(cfgs)
 	if len(cfgs) == 1 {
@@ -168,9 +158,8 @@ func settingsLines(names []string, cfgs []fleet.Config) []string {
 	return lines
 }
 
-// splitSettings describes what runs ran: the settings every run shares,
-// and each run's own, those it does not share (every one for a single run,
-// common then empty).
+// splitSettings describes the settings every run shares, and each run's
+// own (every one for a single run, common then empty).
 func splitSettings(cfgs []fleet.Config) (common string, own []string) {
 	all := make([][]field, len(cfgs))
 	for i, c := range cfgs {
@@ -196,9 +185,7 @@ func splitSettings(cfgs []fleet.Config) (common string, own []string) {
 // replicatesText is "n replicates", "1 replicate" for one.
 func replicatesText(n int) string { return human.Count(int64(n), "replicate") }
 
-// FleetParams is the params object the json format writes for a run of c:
-// the settings the run read, keyed as a scenario file keys them, in
-// decl.Params[fleet.Config]' order.
+// FleetParams is the params object the json format writes for a run of c.
 func FleetParams(c fleet.Config) (json.RawMessage, error) {
 	return object(settingsObject(fleetSettings(c)))
 }

@@ -30,8 +30,7 @@ type FleetRun struct {
 }
 
 // FleetOutputs renders run as the fleet command prints it: its document in
-// r's format, and, when asked by a file extension (".csv" or ".json",
-// ".png" or ".svg"; "" for none), its time series and its plot.
+// r's format and, by file extension ("" for none), its series and plot.
 func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, series, plot []byte, err error) {
 	p := run.Preset
 	secs := human.Duration(run.Configs[0].Duration)
@@ -137,10 +136,7 @@ func CheckFleetFiles(series, plot string) error {
 	return nil
 }
 
-// Presets lists a kind's presets for its command's -help: each one's
-// name, its source, what it runs and, where presets of the kind print
-// differently, what it prints (presetPrints), and the duration and
-// replicates it runs unless -duration or -replicates say otherwise.
+// Presets lists a kind's presets for its command's -help.
 func Presets[R any](ps []fleetpreset.Preset[R]) string {
 	var b strings.Builder
 	for _, p := range ps {
@@ -169,12 +165,8 @@ const totalsPrints = "prints a row a failure rate and policy (json and csv: fail
 	"(a row a failure rate, a column a policy) with their intervals, and that plot"
 
 // presetPrints says, after p's About, how the command prints p's runs
-// when ps print differently (the fleet command's: some compare totals):
-// the first preset of ps that compares totals (Preset.Totals) says it in
-// full (totalsPrints), and the first that does not, which prints each
-// run's summary and series, says nothing; any other is "printed as" the
-// first of its kind, with clients first when its runs vary the client
-// count too (ByClients).
+// where ps print differently: in full for the first of its kind, else
+// "printed as" that first one.
 func presetPrints[R any](p fleetpreset.Preset[R], ps []fleetpreset.Preset[R]) string {
 	if !slices.ContainsFunc(ps, func(q fleetpreset.Preset[R]) bool { return q.Totals }) {
 		return ""
@@ -196,14 +188,12 @@ func presetPrints[R any](p fleetpreset.Preset[R], ps []fleetpreset.Preset[R]) st
 	return text
 }
 
-// Limit is a bound the fleet model checks before any work, as the fleet
-// command's -help states it: what it bounds (a flag, or a group of flags)
-// and the bound.
+// Limit is a bound the fleet model checks before any work, as -help
+// states it.
 type Limit struct{ What, Bound string }
 
-// FleetLimitList are the fleet model's limits, in the order -help lists
-// them, built from the constants fleet.Check enforces so that help cannot
-// drift from them.
+// FleetLimitList are the fleet model's limits in -help's order, built from
+// the constants fleet.Check enforces.
 func FleetLimitList() []Limit {
 	return []Limit{
 		{"-duration", fmt.Sprintf("1 s to %d s (the series holds a row a run a second)", limits.FleetDuration)},

@@ -35,9 +35,8 @@ func toFixed(x float64, digits int) string {
 	return s[:len(s)-digits] + "." + s[len(s)-digits:]
 }
 
-// roundJS rounds x >= 0 to digits decimals and prints it as JavaScript prints
-// Math.round(x * 10^d) / 10^d: shortest form, no trailing zeros ("10.6");
-// NaN, a rate of no jobs, is "-".
+// roundJS formats x >= 0 as JavaScript's Math.round(x * 10^d) / 10^d
+// prints; "-" for NaN.
 func roundJS(x float64, digits int) string {
 	if math.IsNaN(x) {
 		return "-"
@@ -46,10 +45,8 @@ func roundJS(x float64, digits int) string {
 	return strconv.FormatFloat(math.Round(x*p)/p, 'f', -1, 64)
 }
 
-// percentOf formats part/whole as the article does, computing 100*part/whole in
-// that order (100*part is exact) and keeping three decimals: 999,005 of 1,000,000
-// is 99.900% there, not the 99.901% that 100*(part/whole) would round to;
-// "-" of no jobs.
+// percentOf formats part/whole as the article does, 100*part/whole in that
+// order with three decimals; "-" of no jobs.
 func percentOf(part, whole int64) string {
 	if whole == 0 {
 		return "-"
@@ -158,8 +155,7 @@ func engineTerm(e string) string { return e + " engine" }
 var keyModeWords = map[string]string{"none": "no key", "fresh": "new key on every call", "same": "same key"}
 
 // ownPolicies names the steps that set their own policy and what each sets,
-// for the title: "reserve the inventory: 5 attempts; charge the card: same
-// key".
+// for the title.
 func ownPolicies(p stats.Params) string {
 	var steps []string
 	for _, st := range p.Policies {

@@ -8,10 +8,8 @@ import (
 	"strings"
 )
 
-// glossaryText is the glossary's source, in markdown: every term an output
-// prints, with what it means there, but those whose column declares its
-// own entry (column.gloss); docs/glossary.md is Glossary, as `retrysim help
-// glossary` writes it.
+// glossaryText is the glossary's source in markdown, less the columns'
+// own entries.
 //
 //go:embed glossary.md
 var glossaryText string

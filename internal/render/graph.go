@@ -98,9 +98,8 @@ func ranBy(rows [][]field, seed uint64, scenario string) [][]field {
 	return rows
 }
 
-// json writes the title, what ran the runs, each graph's
-// settings as a scenario file's graph section (params), the rows and the
-// series.
+// json writes the title, what ran the runs, the graphs' settings, the rows
+// and the series.
 func (r GraphReport) json(w io.Writer) error {
 	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
 	var err error
@@ -123,9 +122,8 @@ func (r GraphReport) json(w io.Writer) error {
 	}, r.Series, graphPointFields)
 }
 
-// graphSettings is g as a scenario file's graph section writes it: each
-// mapping's settings by their keys in the file, only those the run reads
-// (as fleetSettings), times as Go durations.
+// graphSettings is g as a scenario file's graph section writes it, only
+// the settings the run reads.
 func graphSettings(g fleet.Graph) []field {
 	def := fleet.DefaultConfig()
 	section := func(name string, c fleet.Config) json.RawMessage {
@@ -187,8 +185,7 @@ func graphSettings(g fleet.Graph) []field {
 }
 
 // entryValue is entry setting p's value in e as a scenario file writes it,
-// and whether the echo shows it: when the run reads it (p.Unread) and it is
-// given, other than its zero or default, or it needs another that is.
+// and whether the echo shows it.
 func entryValue(p decl.EntryParam[fleet.Entry], e *fleet.Entry) (any, bool) {
 	if p.Unread != nil && p.Unread(*e) != "" {
 		return nil, false
@@ -203,9 +200,8 @@ func entryValue(p decl.EntryParam[fleet.Entry], e *fleet.Entry) (any, bool) {
 	return v, true
 }
 
-// pushbackSet says whether path is a pushback setting set in c: whether a
-// graph reads it depends on the services around it (a service forwards a
-// "do not retry" from its calls), so the echo shows it when it is on.
+// pushbackSet says whether path is a pushback setting set in c, which the
+// echo shows whether or not the run reads it.
 func pushbackSet(path string, c fleet.Config) bool {
 	return path == "server.pushback" && c.Server.Pushback || path == "client.honour_pushback" && c.Client.HonourPushback
 }
@@ -249,12 +245,8 @@ func (r GraphReport) html(w io.Writer) error {
 	return writePage(w, p)
 }
 
-// PlotGraph draws a panel a service, one above the other on one time
-// axis: for each run the calls that reached the service a second
-// (attempts and hedges, refused ones included, solid) and its successes a
-// second (dashed), means over replicates; each panel its own y scale,
-// since a service deep in the graph may take many times the load of the
-// top.
+// PlotGraph draws a panel a service, one above the other on one time axis:
+// each run's calls and successes a second, each panel its own y scale.
 func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleetdata.GraphPoint, ext string) error {
 	return encodeWhole(w, ext)(newGraphFigure(title, graphs, series))
 }
@@ -339,8 +331,7 @@ type GraphRun struct {
 }
 
 // GraphOutputs renders run as the graph command prints it: its document in
-// r's format and, when asked by a file extension (".csv" or ".json", ".png"
-// or ".svg"; "" for none), its series and its plot.
+// r's format and, by file extension ("" for none), its series and plot.
 func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, series, pic []byte, err error) {
 	what := run.Preset.Name
 	if run.ScenarioFile != "" {

@@ -68,15 +68,8 @@ func prose(text string) pageCell { return pageCell{text: strings.TrimSpace(text)
 // plain is a number cell that no json field holds as it is shown.
 func plain(text string) pageCell { return pageCell{text: text} }
 
-// pageStyle reads at 1280 px (a centred column of 1220 px; numbers
-// right-aligned, each value kept whole; a name breaks after its
-// underscores, so that every table retrysim writes fits the column, which
-// TestPageTablesFit checks from this style; a narrower window scrolls a
-// table rather than overflow), on a phone (below 700 px: the parameters in
-// one column, a long word such as an address broken anywhere, each picture
-// at least 600 px wide, its text legible, scrolling sideways in its frame)
-// and prints on A4: type no smaller than 7.5 pt, a table's rows and every
-// picture kept whole on a page, headings kept with what follows.
+// pageStyle reads at 1280 px, on a phone and printed on A4; every table
+// retrysim writes fits its column (TestPageTablesFit).
 const pageStyle = `
 body { font-family: system-ui, sans-serif; max-width: 1220px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.4; }
 h1 { font-size: 1.3em; margin-bottom: 0.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
@@ -118,9 +111,7 @@ dl.terms { font-size: 0.9em; } dl.terms dt { font-weight: 600; margin-top: 0.6em
 `
 
 // numberSpans writes a number cell's text as spans that do not break
-// inside: a new span starts at an interval ("["), a z-score ("("), after
-// the comma between an interval's bounds and after each "/" of a list of
-// quantiles, so a narrow column breaks there.
+// inside, so a narrow column breaks between them.
 func numberSpans(b *bytes.Buffer, text string) {
 	var spans [][]string
 	inInterval := false
@@ -146,9 +137,8 @@ func numberSpans(b *bytes.Buffer, text string) {
 	}
 }
 
-// words is a header's or a prose cell's text, escaped, with a line break
-// allowed after each underscore (<wbr/>): a name such as
-// grpc_throttling_10pct would otherwise be one word as wide as a column.
+// words is a header's or a prose cell's text, escaped, breakable after
+// each underscore.
 func words(s string) string {
 	return strings.ReplaceAll(html.EscapeString(s), "_", "_<wbr/>")
 }
@@ -227,9 +217,7 @@ func writePage(w io.Writer, p page) error {
 }
 
 // writeSweepHTML writes s as one page: what was run, the pivot of s.Metric
-// with its intervals, and when one or two parameters are swept the plot
-// -plot draws (with opts), inline as SVG: a heat map a figure per strategy,
-// so each prints whole on a page.
+// and the plot -plot draws (with opts), as SVG.
 func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	p := page{title: fmt.Sprintf("retrysim sweep: %s", s.Metric.Label)}
 	p.params = append(p.params, "scenario "+s.Scenario)
@@ -296,10 +284,7 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	return writePage(w, p)
 }
 
-// html writes r as one page: the runs' table with its intervals
-// and, when r.Runs are given, their time series as -plot draws them, inline,
-// a figure per run so each prints whole on a page; when r.Spikes are, the
-// one picture -plot draws of them.
+// html writes r as one page: the runs' table and their plot.
 func (r FleetReport) html(w io.Writer) error {
 	p := page{title: r.Title, params: r.Params}
 	t := pageTable{
@@ -339,9 +324,7 @@ func (r FleetReport) html(w io.Writer) error {
 	return writePage(w, p)
 }
 
-// writeReportHTML is the table command's page: the strategies' table with
-// intervals, the spread and closed-form lines under a row when asked, and
-// the delivery model's by-step table.
+// writeReportHTML is the table command's page.
 func writeReportHTML(w io.Writer, r stats.Report) error {
 	p := page{title: reportTitle(r.Params)}
 	t := pageTable{
@@ -391,9 +374,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 	return writePage(w, p)
 }
 
-// reportHowTo is how to read the strategies' table of r's page: what its
-// columns are, then only what r's rows show of intervals (-ci), replicates'
-// means and closed forms ("expected (z)").
+// reportHowTo is how to read the strategies' table of r's page.
 func reportHowTo(r stats.Report) string {
 	how := "A row is one strategy over every simulated job. Succeeded is the share of jobs that finished; " +
 		"failed jobs, steps done again and the watched duplicates are counts over all jobs; calls per job is a mean " +
@@ -435,11 +416,8 @@ func writeCasesHTML(w io.Writer, c stats.Cases) error {
 	return writePage(w, page{title: c.Title, tables: []pageTable{t}})
 }
 
-// html is a totals preset's page: what was run, the share of
-// requests that succeeded and the server calls a request as two pivots (a
-// row a failure rate, and client count when t.ByClients; a column a policy),
-// each figure the text table's with its interval over the replicates, and
-// the preset's plot when t.Results are given.
+// html is a totals preset's page: success and calls a request as two
+// pivots with their intervals, and the plot when t.Results are given.
 func (t TotalsReport) html(w io.Writer) error {
 	if len(t.Results) > 0 && len(t.Results) != len(t.Rows) {
 		return fmt.Errorf("totals: %d results for %d rows", len(t.Results), len(t.Rows))

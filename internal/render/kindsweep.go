@@ -8,9 +8,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// SweepHead is what ran a sweep of a kind's runs (retrysim sweep KIND):
-// its title, the paths of the settings it varies, in the order -set gave
-// them, and the replicates, seed and scenario file (if any) of every point.
+// SweepHead is what ran a sweep of a kind's runs: its title, the paths
+// swept in -set's order, and each point's replicates, seed and scenario.
 type SweepHead struct {
 	Title      string
 	Paths      []string
@@ -26,9 +25,8 @@ type sweepRow[R any] struct {
 	row    R
 }
 
-// kindSweep is a sweep of a kind's runs as every format but html writes
-// it: a row a point and kind's row, the settings first, then the kind's
-// columns as metrics.
+// kindSweep is a sweep of a kind's runs: a row a point and kind's row, the
+// settings first.
 type kindSweep[R any] struct {
 	SweepHead
 	cs      columns[sweepRow[R]]
@@ -36,10 +34,8 @@ type kindSweep[R any] struct {
 	caption string
 }
 
-// Table is a kind's rows declared once: its columns, the first naming
-// the row's run (a fleet map's policy), and the caption its rows need under
-// a table ("" for none; nil where no table is written), as its sweeps and
-// figures write them.
+// Table is a kind's rows declared once: its columns, the first naming the
+// row's run, and the caption its rows need under a table.
 type Table[R any] struct {
 	cs      columns[R]
 	caption func([]R) string

@@ -120,9 +120,8 @@ func (s numberStyle) withInterval(x, lo, hi float64) string {
 	return s.text(x) + s.interval(lo, hi)
 }
 
-// significant formats x with n significant digits, in plain decimals
-// (0.000002532, not 2.532e-06); 0, NaN and infinities in their shortest
-// form.
+// significant formats x with n significant digits in plain decimals
+// (0.000002532, not 2.532e-06).
 func significant(x float64, n int) string {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return strconv.FormatFloat(x, 'g', -1, 64)

@@ -57,10 +57,9 @@ type PlotOptions struct {
 	OwnScales bool
 }
 
-// NewPlotOptions checks the choices that shape a sweep's pictures and
-// returns them: path is the -plot file, if any (.png or .svg, drawing one or
-// two swept parameters); page says the format draws the picture itself
-// (html); swept is how many parameters the sweep varies.
+// NewPlotOptions checks the choices that shape a sweep's pictures: path is
+// the -plot file, if any, page whether the format draws it (html), swept
+// how many parameters the sweep varies.
 func NewPlotOptions(path string, page bool, swept int, logY, linearY, ownScales bool) (PlotOptions, error) {
 	var o PlotOptions
 	if path != "" {
@@ -99,10 +98,8 @@ func NewPlotOptions(path string, page bool, swept int, logY, linearY, ownScales 
 	return o, nil
 }
 
-// PlotSweep draws s.Metric: against the swept parameter with a line and 95%
-// error bars per strategy when one parameter is swept, or as one heat map per
-// strategy, each with its colour bar (one scale for all unless
-// opts.OwnScales), when two are.
+// PlotSweep draws s.Metric: a line a strategy against the swept parameter,
+// or a heat map a strategy when two are swept.
 func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
 	if err := CheckPlotPath("plot" + ext); err != nil {
 		return err
@@ -332,9 +329,7 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 	p.Add(plotter.NewGrid())
 	labels := strategyLabels(s)
 	for k := range s.Strategies {
-		// Strategies with the same numbers share a line: the first is drawn
-		// widest with the largest marker, each later one narrower on top, so
-		// every one stays visible, and the legend says which they equal.
+		// Strategies with the same numbers share a line, the first widest.
 		same, later := -1, 0
 		for j := range k {
 			if all[j].equal(all[k]) && same < 0 {
@@ -586,9 +581,8 @@ func (f heatFigure) encode(w io.Writer, ext string, from, to int, head bool) err
 	})
 }
 
-// drawPanel draws strategy k's heat map on the left of c and its colour
-// bar on the right, the bar's scale spanning exactly the heat map's height
-// (its data area's), so a colour reads straight across.
+// drawPanel draws strategy k's heat map and, to its right, its colour bar
+// spanning exactly its height.
 func (f heatFigure) drawPanel(c draw.Canvas, k int) {
 	cs := f.scales[k]
 	heat, bar := heatPanel(f.s, k, f.panels[k], cs), colourBar(cs)
@@ -596,9 +590,7 @@ func (f heatFigure) drawPanel(c draw.Canvas, k int) {
 	heat.Draw(area)
 	want := heat.DataCanvas(area)
 	side := draw.Crop(c, c.Size().X-3.5*vg.Centimeter, -vg.Centimeter/4, 0, 0)
-	// The bar's axis pads its data area by its labels' size, which does
-	// not depend on the area's height: one correction lines it up, the
-	// loop only guards against rounding.
+	// The bar's axis pads by its labels' size: one correction lines it up.
 	for range 3 {
 		got := bar.DataCanvas(side)
 		if got.Min.Y == want.Min.Y && got.Max.Y == want.Max.Y {
@@ -663,9 +655,8 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 	return p
 }
 
-// sigDigits formats x with n significant digits in plain decimals
-// (0.00060, 2.2, 150), as a heat map's cell shows it: the cell's colour
-// reads to about that precision, and the table holds the rest.
+// sigDigits formats x with n significant digits in plain decimals, as a
+// heat map's cell shows it.
 func sigDigits(x float64, n int) string {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return strconv.FormatFloat(x, 'g', -1, 64)
@@ -699,9 +690,8 @@ func colourBar(cs colourScale) *plot.Plot {
 	return p
 }
 
-// colourStrip is a colour bar drawn as stacked rectangles, not as
-// plotter.ColorBar's image: an SVG viewer keeps an image's aspect ratio, so
-// a one-pixel-wide strip of the palette showed as a hairline in a browser.
+// colourStrip is a colour bar of stacked rectangles: a browser showed
+// plotter.ColorBar's one-pixel image as a hairline.
 type colourStrip struct {
 	pal    palette.ColorMap
 	lo, hi float64
@@ -742,10 +732,8 @@ type blank struct{}
 // Thumbnail implements plot.Thumbnailer.
 func (blank) Thumbnail(*draw.Canvas) {}
 
-// addSeries draws one series with its error bars, styled by its index k
-// (lineColour, lineDashes, plotutil.Shape): a series equal to later ones
-// (later of them) gets a wider line and larger markers, so series drawn on
-// top of each other stay visible.
+// addSeries draws one series with its error bars, styled by its index k,
+// wider when later series equal it.
 func addSeries(p *plot.Plot, pts errorPoints, k, later int, radius float64, label string) error {
 	line, points, err := plotter.NewLinePoints(pts.XYs)
 	if err != nil {

@@ -54,9 +54,7 @@ type Renderer struct {
 	runs func(Runs, io.Writer) error
 }
 
-// Runs is a kind's runs as every format writes them: a FleetReport,
-// TotalsReport, GraphReport, WorkersReport or MapReport, each writing its
-// columns' declarations (columns.go) once for every format.
+// Runs is a kind's runs as every format writes them.
 type Runs interface {
 	table(w io.Writer, st tableStyle) error
 	csv(w io.Writer) error
@@ -188,9 +186,8 @@ func (r Renderer) Report(w io.Writer, rep stats.Report) error {
 	return r.report(w, rep)
 }
 
-// Sweep writes a sweep: a pivot of s.Metric for people, every counter and
-// interval in csv and json (a row a point and strategy), and a page with the
-// plot opts describes.
+// Sweep writes a sweep: a pivot of s.Metric for people, every figure in
+// csv and json, a page with its plot.
 func (r Renderer) Sweep(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	if r.sweep == nil {
 		return r.unwritten("a sweep")

@@ -20,10 +20,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// reportColumns are the table command's columns for people: the
-// strategy, the article's four, a column a watched step and the delivery
-// model's, each count and rate with its 95% interval when r.ShowCI asks;
-// html's data-field is json's (csv and json write reportjson.Row).
+// reportColumns are the table command's columns for people, with
+// intervals when r.ShowCI asks.
 func reportColumns(r stats.Report) columns[*stats.Row] {
 	n := func(row *stats.Row) float64 { return float64(row.Jobs) }
 	ms := stats.Metrics()
@@ -101,8 +99,7 @@ func bounds(s numberStyle, lo, hi float64) string {
 }
 
 // metricStyle is the table's style of the i-th of stats.Metrics' closed
-// forms and spreads: succeeded in percent, calls per job per job, the rest
-// counts over the row's jobs (perJobs: the rate times the jobs).
+// forms and spreads (perJobs: a rate times the jobs).
 func metricStyle(i int) (s numberStyle, perJobs bool) {
 	switch i {
 	case 0:
@@ -273,8 +270,7 @@ func writeCSV(w io.Writer, r stats.Report) error {
 }
 
 // stepFields are each step's parameters as csv columns, for a run whose
-// steps come from a file: csv rows carry no other parameters, and these are
-// the ones no flag shows.
+// steps come from a file.
 func stepFields(r stats.Report) []field {
 	if r.StepList == nil {
 		return nil
@@ -307,9 +303,7 @@ func writeFields(w io.Writer, rows [][]field) error {
 	return writeFieldRows(w, len(rows), func(i int) []field { return rows[i] })
 }
 
-// writeFieldRows writes n rows of fields as csv, row(i) the i-th, the
-// first row's keys as the header, a line at a time, so that a large
-// sweep's output is not held twice, as fields and as text.
+// writeFieldRows writes n rows of fields (row(i)) as csv, a line at a time.
 func writeFieldRows(w io.Writer, n int, row func(int) []field) error {
 	cw := csv.NewWriter(w)
 	for i := range n {

@@ -21,9 +21,7 @@ func sweepRun(s stats.Sweep) string {
 	return fmt.Sprintf("%s, seed %d, %s", s.RNG, s.Seed, engineTerm(s.Engine))
 }
 
-// sweepFields are a row's grid point, then the row's own fields (jobs among
-// them, so not the jobs axis) as the table command's csv and json have
-// them: each watched step's, and the delivery model's when it ran.
+// sweepFields are a row's grid point, then the row's own fields.
 func sweepFields(s stats.Sweep, r *stats.SweepRow, row *stats.Row) []field {
 	var f []field
 	for a, ax := range s.AxisList() {
@@ -64,9 +62,7 @@ func writeSweepCSV(w io.Writer, s stats.Sweep) error {
 	return writeFieldRows(w, len(s.Rows), func(i int) []field { return sweepFields(s, &s.Rows[i], row) })
 }
 
-// writeSweepJSON writes what json.Encoder with a two-space indent writes for
-// the sweep and its rows, one row at a time: a large grid's rows are never
-// all held as objects.
+// writeSweepJSON writes the sweep as indented json, one row at a time.
 func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 	swept := make([]string, len(s.Swept))
 	for i, a := range s.Swept {
@@ -111,9 +107,8 @@ func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 	return b.Flush()
 }
 
-// sig formats x as sweepValue does, 4 significant digits in plain decimals
-// (0.000002532, not 2.532e-06) with thousands separators, so a column of
-// rates reads at a glance, less the zeros that end its decimals; "-" for NaN.
+// sig formats x as sweepValue does, less the zeros that end its decimals;
+// "-" for NaN.
 func sig(x float64) string { return trimZeros(sweepValue.number(x)) }
 
 // trimZeros drops the zeros that end a number's decimals, and then a bare
@@ -125,9 +120,8 @@ func trimZeros(s string) string {
 	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
 }
 
-// metricText formats an estimate of m for a pivot cell: shares as
-// percentages, times in seconds, means as they are, each with its interval
-// when ci is set and it has one.
+// metricText formats an estimate of m for a pivot cell, with its interval
+// when ci is set.
 func metricText(m stats.Metric, e schema.Estimate, ci bool) string {
 	if isSeconds(m) {
 		return seconds(e.Value)

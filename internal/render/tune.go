@@ -30,18 +30,16 @@ type TuneReport struct {
 	Panels []TunePanel
 }
 
-// TunePanel is one picture of a search: a figure (the objective, or a
-// requirement's metric) of every candidate against the searched setting,
-// its 95% intervals as error bars, a line a value of the other settings.
+// TunePanel is one picture of a search: a figure of every candidate
+// against the searched setting, a line a value of the other settings.
 type TunePanel struct {
 	Title, X, Y string
 	// Ticks label the searched setting's values (XValues, as plotted).
 	XValues []float64
 	Ticks   []string
 	Series  []TuneSeries
-	// Bound, when Shade is "above" or "below", is a requirement's value:
-	// the side of it the requirement rules out is shaded, and the bound
-	// drawn as a line ("on" draws the line alone, for ==).
+	// Bound, when Shade is "above" or "below", is a requirement's value,
+	// its ruled-out side shaded ("on": the line alone).
 	Bound float64
 	Shade string
 	// Bands are spans of the searched setting shaded across the panel:
@@ -108,9 +106,8 @@ func WriteTuneHTML(w io.Writer, r TuneReport) error {
 	return writePage(w, p)
 }
 
-// WriteTuneMarkdown writes r as markdown: the headline in bold, the answer
-// as a list (its indented lines nested), what was searched as another,
-// then the candidates' table.
+// WriteTuneMarkdown writes r as markdown: the headline, the answer and
+// what was searched as lists, then the candidates' table.
 func WriteTuneMarkdown(w io.Writer, r TuneReport) error {
 	var b strings.Builder
 	b.WriteString(tableTitle(r.Headline, tableStyle{markdown: true}) + "\n")
@@ -141,8 +138,7 @@ func WriteTuneMarkdown(w io.Writer, r TuneReport) error {
 }
 
 // stack is the panel drawn: log y when its positive values span more than
-// two decades (a value of 0 then left out, and said), the shaded side of
-// its bound, its bands, its best point ringed.
+// two decades, its bound, bands and best point.
 func (pn TunePanel) stack() (stack, error) {
 	var values []float64
 	for _, s := range pn.Series {

@@ -14,10 +14,8 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// WorkersReport is what `retrysim workers` prints: a row a run (its jobs,
-// the queue's and the workers' figures), each run's series a second, and,
-// in json, the graphs that ran and their services' rows as the graph
-// command prints them (each dependency's calls and amplification).
+// WorkersReport is what `retrysim workers` prints: a row a run, each run's
+// series, and in json the graphs that ran and their services' rows.
 type WorkersReport struct {
 	Title  string
 	Rows   []fleetdata.WorkersRow
@@ -78,9 +76,8 @@ var workersColumns = columns[fleetdata.WorkersRow]{
 	quantilesColumn("Completion p50 / p95 / p99", "completion", fleetdata.WorkersFigures()),
 }
 
-// workersSeries are the figures of a workers run's second, a mean over
-// replicates, in csv and json's order (each dependency's follow), with
-// the legend PlotWorkers draws them under.
+// workersSeries are the figures of a workers run's second, in csv and
+// json's order, with their plot legends.
 var workersSeries = []seriesColumn[fleetdata.WorkersPoint]{
 	figureSeries("arrivals", "arrivals", fleetdata.WorkersPointFigures()),
 	figureSeries("completions", "completions", fleetdata.WorkersPointFigures()),
@@ -112,8 +109,7 @@ func (r *WorkersReport) Add(res fleet.GraphResult) {
 }
 
 // WorkersOutputs renders res as retrysim workers prints them, in r's
-// format, rep saying what ran them, and their plot when plotExt (".png" or
-// ".svg") asks for it.
+// format, and their plot when plotExt asks for it.
 func (r Renderer) WorkersOutputs(rep WorkersReport, res []fleet.GraphResult, plotExt string) (out, pic []byte, err error) {
 	name, d := rep.Preset.Name, time.Duration(0)
 	if rep.Scenario != "" {
@@ -148,9 +144,8 @@ func (r WorkersReport) csv(w io.Writer) error {
 	return writeFields(w, ranBy(columnsFields(workersColumns, r.Rows), r.Seed, r.Scenario))
 }
 
-// json writes the title, what ran the runs (their graphs'
-// settings, as retrysim graph writes them), the rows (each with its steps'
-// duplicates), each service's row and the series.
+// json writes the title, what ran the runs, the rows, each service's row
+// and the series.
 func (r WorkersReport) json(w io.Writer) error {
 	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption}
 	var err error
@@ -174,13 +169,11 @@ func (r WorkersReport) table(w io.Writer, st tableStyle) error {
 }
 
 // workersJobsColumns is how many of workersColumns' headers the html
-// page's first table holds, the run's jobs; its second holds the run and
-// the backlog, drain and completion times, so each fits the page.
+// page's first table holds, so each table fits the page.
 const workersJobsColumns = 9
 
-// html writes the workers' runs as one page: what ran them,
-// PlotWorkers's panels a picture each, then two tables a row a run: the
-// jobs, then the backlog, drain and completion times.
+// html writes the workers' runs as one page: what ran them, the plot and
+// two tables.
 func (r WorkersReport) html(w io.Writer) error {
 	p := page{title: r.Title}
 	if r.Preset.Name != "" {

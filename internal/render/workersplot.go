@@ -34,11 +34,8 @@ type workersLine struct {
 }
 
 // PlotWorkers draws r's series, one panel above the other on one time
-// axis: jobs a second (arrivals, completions, dead-lettered, and
-// redeliveries: the retries a second), jobs waiting (the workers' backlog,
-// and jobs waiting out a retry's backoff), the oldest waiting job's age,
-// and a panel a dependency (its calls a second and calls in progress); a
-// colour a figure, a dash pattern a run.
+// axis: jobs a second, jobs waiting, the oldest job's age, and a panel a
+// dependency; a colour a figure, a dash pattern a run.
 func PlotWorkers(w io.Writer, r WorkersReport, ext string) error {
 	return encodeWhole(w, ext)(newWorkersFigure(r))
 }
@@ -118,11 +115,8 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 	return f, nil
 }
 
-// workersPlot draws one panel over [lo, hi]: the triggers' windows shaded,
-// then a line a figure and run, the figure's colour and the run's dash
-// pattern, its legend the triggers, a figure (saying which runs' lines
-// coincide, and a figure that is 0 throughout) then a run; ok is false
-// when every figure is 0 in every run throughout.
+// workersPlot draws one panel over [lo, hi], a line a figure and run; ok
+// is false when every figure is 0 in every run throughout.
 func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.WorkersPoint, lo, hi float64, triggers []window) (*plot.Plot, bool, error) {
 	p := timePanel(pn.title, pn.y, 9)
 	for _, w := range triggers {
@@ -161,9 +155,7 @@ func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.Wo
 		zero = decadeFloor([]float64{least}) / 10
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = zeroLogTicks{zero}
-		// The unit goes to the title: gonum places a y label's box at the
-		// axis' middle value, near the top of a log axis, and pads the
-		// panel's top for it, pushing its time axis out of its height.
+		// The unit goes to the title: gonum pads a log axis's label out of the panel.
 		p.Title.Text += " (" + pn.y + ", log y axis)"
 		p.Y.Label.Text = ""
 	}
@@ -234,17 +226,14 @@ func runDashes(k int) []vg.Length {
 	return plotutil.Dashes(k)
 }
 
-// spiky reports whether a panel's values (sorted) would be flattened by a
-// few of them on a linear axis: the largest is over ten times the 95th
-// percentile, as a burst of dead-lettered jobs or a herd of retries is.
+// spiky reports whether a panel's sorted values would be flattened by a
+// few of them on a linear axis (the top over ten times the 95th percentile).
 func spiky(sorted []float64) bool {
 	top := sorted[len(sorted)-1]
 	return top > 0 && top > 10*sorted[(len(sorted)-1)*95/100]
 }
 
-// zeroLogTicks label a log axis whose foot, a decade below the least
-// positive value, stands for 0: "0" there, then logTicks from the next
-// decade up.
+// zeroLogTicks label a log axis whose foot stands for 0.
 type zeroLogTicks struct{ zero float64 }
 
 // Ticks implements plot.Ticker.
@@ -252,13 +241,8 @@ func (t zeroLogTicks) Ticks(lo, hi float64) []plot.Tick {
 	return append([]plot.Tick{{Value: t.zero, Label: "0"}}, logTicks{}.Ticks(t.zero*10, hi)...)
 }
 
-// workersWindow is the time window PlotWorkers shows: where the runs'
-// graphs have outages, from the first outage's start to the last second
-// any run is not back to its state before them (its jobs waiting, oldest
-// age or a dependency's calls in progress above their highest before the
-// outages, or a job dead-lettered), with a margin of a sixth of that span
-// either side, in whole steps of the time axis; the whole run [0, end]
-// when there is no outage or the window would cover most of the run.
+// workersWindow is the time window PlotWorkers shows: around the outages
+// until every run is back to its state before them, or the whole run.
 func workersWindow(r WorkersReport, byRun map[string][]fleetdata.WorkersPoint, end float64) (lo, hi float64) {
 	from, to, ok := r.outages()
 	if !ok {
@@ -298,9 +282,8 @@ func workersWindow(r WorkersReport, byRun map[string][]fleetdata.WorkersPoint, e
 	return lo, hi
 }
 
-// triggers are the windows a worker fleet's plot shades: the span of the
-// runs' outages (outages), then each distinct load spike of the runs'
-// entries, in run order.
+// triggers are the windows a worker fleet's plot shades: the outages' span,
+// then each distinct load spike, in run order.
 func (r WorkersReport) triggers() []window {
 	var ws []window
 	if from, to, ok := r.outages(); ok {
@@ -329,9 +312,8 @@ func (r WorkersReport) outages() (from, to float64, ok bool) {
 	return from, to, ok
 }
 
-// window shades the seconds from to to across a panel's whole height, a
-// worker fleet's trigger (what: its outages, or its jobs' load spike), as
-// a fleet's plot shades its load's spike.
+// window shades the seconds from to to across a panel, a worker fleet's
+// trigger.
 type window struct {
 	what     string
 	from, to float64
