@@ -58,50 +58,7 @@ func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plo
 	p.Y.Label.Text = yLabel
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Add(plotter.NewGrid())
-	for k, c := range curves {
-		same, later := -1, 0
-		for j := range k {
-			if curves[j].series.equal(c.series) && same < 0 {
-				same = j
-			}
-		}
-		for j := k + 1; j < len(curves); j++ {
-			if curves[j].series.equal(c.series) {
-				later++
-			}
-		}
-		var pts errorPoints
-		for i, v := range c.vs {
-			if math.IsNaN(v) || logY && v <= 0 {
-				continue
-			}
-			lo, hi := c.los[i], c.his[i]
-			if math.IsNaN(lo) || math.IsNaN(hi) {
-				lo, hi = v, v // one replicate: no interval
-			}
-			if logY {
-				lo = math.Max(lo, floor)
-			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: c.xs[i], Y: v})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
-		}
-		label := c.label
-		if same >= 0 {
-			label += " (same as " + curves[same].label + ")"
-		}
-		if len(pts.XYs) == 0 {
-			p.Legend.Add(label+": nothing to draw", blank{})
-			continue
-		}
-		if err := addSeries(p, pts, k, later, 2.5, label); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.label, err)
-		}
-	}
-	if logY {
-		p.Y.Min = floor
-		p.Y.Max = math.Max(p.Y.Max, floor*10)
-	}
-	return p, nil
+	return p, addCurves(p, curves, logY, floor, 2.5, "nothing to draw")
 }
 
 // compareStack stacks panels, each height tall, their legends to their right.

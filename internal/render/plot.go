@@ -327,46 +327,12 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 	p.Y.Label.Text = unitLabel(s.Metric)
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Add(plotter.NewGrid())
-	labels := strategyLabels(s)
-	for k := range s.Strategies {
-		// Strategies with the same numbers share a line, the first widest.
-		same, later := -1, 0
-		for j := range k {
-			if all[j].equal(all[k]) && same < 0 {
-				same = j
-			}
-		}
-		for j := k + 1; j < per; j++ {
-			if all[j].equal(all[k]) {
-				later++
-			}
-		}
-		var pts errorPoints
-		for i, v := range all[k].vs {
-			if logY && v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) { // a time of no job, or past the histogram
-				continue
-			}
-			lo, hi := all[k].los[i], all[k].his[i]
-			if math.IsNaN(lo) { // a metric with no interval
-				lo, hi = v, v
-			}
-			if logY {
-				lo = math.Max(lo, floor)
-			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: all[k].xs[i], Y: v})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
-		}
-		label := labels[k]
-		if same >= 0 {
-			label += " (same as " + labels[same] + ")"
-		}
-		if len(pts.XYs) == 0 {
-			p.Legend.Add(label+": every value 0", blank{})
-			continue
-		}
-		if err := addSeries(p, pts, k, later, 3, label); err != nil {
-			return stack{}, fmt.Errorf("%s: %w", s.Strategies[k], err)
-		}
+	labels, curves := strategyLabels(s), make([]curve, per)
+	for k := range curves {
+		curves[k] = curve{labels[k], all[k]}
+	}
+	if err := addCurves(p, curves, logY, floor, 3, "every value 0"); err != nil {
+		return stack{}, err
 	}
 	if len(zeroAt) > 0 {
 		at := make([]string, len(zeroAt))
@@ -374,10 +340,6 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 			at[i] = axisValue(ax, x)
 		}
 		p.Legend.Add(fmt.Sprintf("values of 0 (at %s = %s) not shown on the log axis", ax.Name, strings.Join(at, ", ")), blank{})
-	}
-	if logY {
-		p.Y.Min = floor
-		p.Y.Max = math.Max(p.Y.Max, floor*10)
 	}
 	p, legend := withLegend(p)
 	return stack{panels: []*plot.Plot{p}, legends: []plot.Legend{legend}, plotWidth: 17 * vg.Centimeter, panelHeight: 13 * vg.Centimeter}, nil
@@ -731,6 +693,56 @@ type blank struct{}
 
 // Thumbnail implements plot.Thumbnailer.
 func (blank) Thumbnail(*draw.Canvas) {}
+
+// addCurves draws curves on p, each a line, markers and 95% error bars
+// styled by its index, a curve equal to later ones wider under them and
+// named after an earlier one it equals; on a log y axis values <= 0 are
+// left out and the axis starts at floor. empty ends the legend of a curve
+// with nothing to draw.
+func addCurves(p *plot.Plot, curves []curve, logY bool, floor, radius float64, empty string) error {
+	for k, c := range curves {
+		same, later := -1, 0
+		for j := range curves {
+			switch {
+			case j < k && same < 0 && curves[j].series.equal(c.series):
+				same = j
+			case j > k && curves[j].series.equal(c.series):
+				later++
+			}
+		}
+		var pts errorPoints
+		for i, v := range c.vs {
+			if logY && v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) { // a time of no job, or past the histogram
+				continue
+			}
+			lo, hi := c.los[i], c.his[i]
+			if math.IsNaN(lo) || math.IsNaN(hi) { // no interval
+				lo, hi = v, v
+			}
+			if logY {
+				lo = math.Max(lo, floor)
+			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: c.xs[i], Y: v})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
+		}
+		label := c.label
+		if same >= 0 {
+			label += " (same as " + curves[same].label + ")"
+		}
+		if len(pts.XYs) == 0 {
+			p.Legend.Add(label+": "+empty, blank{})
+			continue
+		}
+		if err := addSeries(p, pts, k, later, radius, label); err != nil {
+			return fmt.Errorf("%s: %w", c.label, err)
+		}
+	}
+	if logY {
+		p.Y.Min = floor
+		p.Y.Max = math.Max(p.Y.Max, floor*10)
+	}
+	return nil
+}
 
 // addSeries draws one series with its error bars, styled by its index k,
 // wider when later series equal it.
