@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -79,7 +78,6 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 		return fmt.Errorf("nothing to plot")
 	}
 	c := res[0].Config
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	clients := fmt.Sprintf("%d clients", c.Client.Clients)
 	if byClients {
 		clients = "clients"
@@ -189,7 +187,6 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		return cs
 	}
 	c := res[0].Config
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	end := (c.Duration - c.Load.To).Seconds()
 	head := fmt.Sprintf("%s\nserver %s s + %s s per call in progress, network %s s each way, timeout %s s, one client; %s requests a second,\n"+
 		"the spike from %s to %s s; recovery: goodput back within 10%% of the load for good\n"+

@@ -148,7 +148,7 @@ func axisValue(a stats.Axis, v float64) string {
 	if a.Whole {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	return axisText(v)
+	return g(v)
 }
 
 // subtitle names everything a plot holds fixed: the scenario, each parameter

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -159,16 +158,13 @@ func metricUnit(m stats.Metric) (float64, string) {
 	return 1, ""
 }
 
-// axisText formats a grid value: probabilities and counts, shortest form.
-func axisText(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
 // pivotAxisText formats a grid value of axis a for a pivot: a duration as
-// written, any other value as axisText.
+// written, any other value as g does.
 func pivotAxisText(a stats.Axis, v float64) string {
 	if a.Duration {
 		return durationText(v)
 	}
-	return axisText(v)
+	return g(v)
 }
 
 // writePivot shows s.Metric with one line a grid point and one column a strategy.
