@@ -3,6 +3,7 @@ package render
 import (
 	"encoding"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -180,6 +181,20 @@ func splitSettings(cfgs []fleet.Config) (common string, own []string) {
 		own = append(own, describeSome(settings, func(s field) bool { return !shared(s) }))
 	}
 	return describeSome(all[0], shared), own
+}
+
+// runParams are a page's first parameter lines: the model (none for ""),
+// the replicates and seed, and the source, if any.
+func runParams(model, source string, replicates int, seed uint64) []string {
+	var ps []string
+	if model != "" {
+		ps = append(ps, "model: "+model)
+	}
+	ps = append(ps, fmt.Sprintf("%s a run, seed %d", replicatesText(replicates), seed))
+	if source != "" {
+		ps = append(ps, "source: "+source)
+	}
+	return ps
 }
 
 // replicatesText is "n replicates", "1 replicate" for one.

@@ -34,10 +34,7 @@ type FleetRun struct {
 func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, series, plot []byte, err error) {
 	p := run.Preset
 	secs := human.Duration(run.Configs[0].Duration)
-	params := []string{"model: " + p.Name, fmt.Sprintf("%s a run, seed %d", replicatesText(run.Replicates), run.Seed)}
-	if p.Source != "" {
-		params = append(params, "source: "+p.Source)
-	}
+	params := runParams(p.Name, p.Source, run.Replicates, run.Seed)
 	scen := ""
 	if run.ScenarioFile != "" {
 		params = append(params, "scenario file: "+Escaped(run.ScenarioFile))

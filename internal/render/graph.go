@@ -351,10 +351,7 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 	}
 	rep.Title = fmt.Sprintf("retrysim graph: %s, %s, %s, seed %d", what, human.Duration(secs), reps, run.Seed)
 	rep.PlotTitle = fmt.Sprintf("retrysim graph: %s, %s, means of %s, seed %d", what, human.Duration(secs), replicatesText(run.Replicates), run.Seed)
-	rep.Params = []string{"model: " + what, fmt.Sprintf("%s a run, seed %d", replicatesText(run.Replicates), run.Seed)}
-	if run.Preset.Source != "" {
-		rep.Params = append(rep.Params, "source: "+run.Preset.Source)
-	}
+	rep.Params = runParams(what, run.Preset.Source, run.Replicates, run.Seed)
 	for _, g := range rep.Graphs {
 		rep.Params = append(rep.Params, g.Name+": "+describeGraph(g))
 	}

@@ -175,14 +175,7 @@ const workersJobsColumns = 9
 // html writes the workers' runs as one page: what ran them, the plot and
 // two tables.
 func (r WorkersReport) html(w io.Writer) error {
-	p := page{title: r.Title}
-	if r.Preset.Name != "" {
-		p.params = append(p.params, "model: "+r.Preset.Name)
-	}
-	p.params = append(p.params, fmt.Sprintf("%s a run, seed %d", replicatesText(r.Replicates), r.Seed))
-	if r.Preset.Source != "" {
-		p.params = append(p.params, "source: "+r.Preset.Source)
-	}
+	p := page{title: r.Title, params: runParams(r.Preset.Name, r.Preset.Source, r.Replicates, r.Seed)}
 	if r.Preset.About != "" {
 		p.params = append(p.params, "runs: "+strings.Join(strings.Fields(r.Preset.About), " "))
 	}
