@@ -36,6 +36,5 @@ func casesFields(c stats.Cases) [][]field {
 	return all
 }
 
-// chargesPerJob is the mean side effects of r's jobs (the check's job has
-// one step).
+// chargesPerJob is the mean side effects of r's jobs (the check's job has one step).
 func chargesPerJob(r *stats.CaseRow) float64 { return float64(r.SideEffects) / float64(r.Jobs) }

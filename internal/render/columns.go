@@ -13,17 +13,13 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// column is one column of a kind's rows, declared once for every format
-// and the glossary.
+// column is one column of a kind's rows, declared once for every format and the glossary.
 type column[R any] struct {
-	// header heads the column for people and is its glossary term; ""
-	// for figures only csv and json write.
+	// header heads the column for people, its glossary term; "" for csv and json only.
 	header string
-	// key names the column's figure in csv and json, and its data-field in
-	// html; "" for a column only people read.
+	// key names the figure in csv, json and html's data-field; "" for people only.
 	key string
-	// est is the column's figure, a mean with its interval: csv and json
-	// write it as key, key_lo and key_hi, people read it in style.
+	// est is the column's figure: csv and json write key, key_lo, key_hi; people read style.
 	est   func(R) schema.Estimate
 	style numberStyle
 	// text, when set, is the column's cell for people instead: a label
@@ -31,11 +27,9 @@ type column[R any] struct {
 	text  func(R) string
 	label bool
 	value func(R) float64
-	// fields, when set, are what csv and json write of the column instead
-	// of est, or of a label's text under key.
+	// fields, when set, are what csv and json write instead of est or a label's text.
 	fields func(R) []field
-	// gloss is the glossary's entry for header, for a column the
-	// glossary's source (glossary.md) has none for.
+	// gloss is header's glossary entry where glossary.md has none.
 	gloss string
 }
 
@@ -83,8 +77,7 @@ func (cs columns[R]) cells(r R) []string {
 	return out
 }
 
-// fields flattens r for csv and json: each figure with its interval as
-// key, key_lo, key_hi (null when undefined).
+// fields flattens r for csv and json, each figure as key, key_lo, key_hi (null when undefined).
 func (cs columns[R]) fields(r R) []field {
 	var f []field
 	for _, c := range cs {
@@ -101,8 +94,7 @@ func (cs columns[R]) fields(r R) []field {
 	return f
 }
 
-// pageCells are r's row for people as html cells, json row i's: a label
-// as prose, a figure with the value json holds, any other cell plain.
+// pageCells are r's row for people as html cells of json row i.
 func (cs columns[R]) pageCells(r R, i int) []pageCell {
 	var out []pageCell
 	for _, c := range cs {
@@ -132,8 +124,7 @@ func (cs columns[R]) glosses() []glossaryEntry {
 	return out
 }
 
-// writeColumnsTable writes a title, a row of cs's cells for each of rows,
-// and the caption ("" for none), in style st.
+// writeColumnsTable writes a title, a row of cs's cells for each of rows, and the caption.
 func writeColumnsTable[R any](w io.Writer, st tableStyle, title string, cs columns[R], rows []R, caption string) error {
 	t := newTable(w, st, numberColumns(len(cs.header()), cs.labels()), cs.labels())
 	t.Header(cs.header())
@@ -152,14 +143,12 @@ func columnsFields[R any](cs columns[R], rows []R) [][]field {
 	return out
 }
 
-// estimateColumn is the column of the figure of figs keyed key, with its
-// header and style for people.
+// estimateColumn is the column of the figure of figs keyed key.
 func estimateColumn[R any](header, key string, style numberStyle, figs []fleetdata.Figure[R, schema.Estimate]) column[R] {
 	return column[R]{header: header, key: key, style: style, est: figureOf(figs, key)}
 }
 
-// figureOf is the figure of figs keyed key, read from a row; a key figs do
-// not have is a mistake in a declaration, which panics as the package loads.
+// figureOf is the figure of figs keyed key; a key figs lack panics as the package loads.
 func figureOf[R, V any](figs []fleetdata.Figure[R, V], key string) func(R) V {
 	f, ok := fleetdata.Lookup(figs, key)
 	if !ok {
@@ -176,8 +165,7 @@ func labelColumn[R any](header, key string, text func(R) string) column[R] {
 // rawColumn is figures only csv and json write.
 func rawColumn[R any](fields func(R) []field) column[R] { return column[R]{fields: fields} }
 
-// quantilesColumn is three estimates as key_p50, key_p95, key_p99 and, for
-// people, one column "a / b / c s".
+// quantilesColumn is three estimates as key_p50, key_p95, key_p99, one column for people.
 func quantilesColumn[R any](header, key string, figs []fleetdata.Figure[R, schema.Estimate]) column[R] {
 	p50, p95, p99 := figureOf(figs, key+"_p50"), figureOf(figs, key+"_p95"), figureOf(figs, key+"_p99")
 	q := func(r R) [3]schema.Estimate { return [3]schema.Estimate{p50(r), p95(r), p99(r)} }
@@ -197,8 +185,7 @@ func shareText(sh schema.Estimate) string {
 	return fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
 }
 
-// seriesColumn is a figure of a kind's series, a value a point (a run's
-// second): its key in csv and json and, where a plot draws it, its legend.
+// seriesColumn is a figure of a kind's series: its csv and json key and its plot legend.
 type seriesColumn[P any] struct {
 	key, legend string
 	get         func(P) float64
@@ -213,8 +200,7 @@ func seriesFields[P any](cs []seriesColumn[P], p P) []field {
 	return f
 }
 
-// figureSeries is the series column of the figure of figs keyed key, drawn
-// under legend ("" for none).
+// figureSeries is the series column of the figure of figs keyed key, drawn under legend.
 func figureSeries[P any](key, legend string, figs []fleetdata.Figure[P, float64]) seriesColumn[P] {
 	return seriesColumn[P]{key, legend, figureOf(figs, key)}
 }
@@ -224,8 +210,7 @@ func seriesColumnOf[P any](cs []seriesColumn[P], key string) seriesColumn[P] {
 	return cs[slices.IndexFunc(cs, func(c seriesColumn[P]) bool { return c.key == key })]
 }
 
-// kindDoc is a json document of a kind's runs, in its order (Series nil:
-// no series).
+// kindDoc is a json document of a kind's runs (Series nil: no series).
 type kindDoc struct {
 	Title      string             `json:"title"`
 	Replicates int                `json:"replicates"`
@@ -248,8 +233,7 @@ func (d kindDoc) write(w io.Writer, rows [][]field) error {
 	return reportjson.WriteIndented(w, d)
 }
 
-// writeRuns writes d with rows, each followed by more's fields of its
-// index (more nil: none), and the series pts, a point's fields each.
+// writeRuns writes d with rows, each followed by more(i)'s fields, and the series pts.
 func writeRuns[P any](w io.Writer, d kindDoc, rows [][]field, more func(int) ([]field, error), pts []P, fields func(P) []field) error {
 	for i := range rows {
 		if more != nil {

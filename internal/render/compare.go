@@ -24,8 +24,7 @@ type curve struct {
 	series
 }
 
-// comparePanel draws curves against x, a line, markers and 95% error bars
-// each, with the conventions of the sweep plots.
+// comparePanel draws curves against x with 95% error bars, as the sweep plots do.
 func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plot, error) {
 	var values []float64
 	for _, c := range curves {
@@ -129,8 +128,7 @@ func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) 
 	return encodeWhole(w, ext)(newSpikeFigure(title, res))
 }
 
-// never is where a recovery panel puts its runs that never recovered: at
-// top, above the axis' last time, with the arrow in each curve's colour.
+// never is where a recovery panel puts its runs that never recovered: at top.
 type never struct {
 	top float64
 	at  [][]float64 // x values a curve
@@ -231,8 +229,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 	return compareStack(11*vg.Centimeter, panels...), nil
 }
 
-// recoveryTicks are a recovery axis' ticks: timeTicks up to end, and
-// "never" at the top edge, where the runs that never recovered are drawn.
+// recoveryTicks are timeTicks up to end, and "never" at the top edge.
 type recoveryTicks struct{ end, never float64 }
 
 // Ticks implements plot.Ticker.
@@ -240,12 +237,10 @@ func (r recoveryTicks) Ticks(lo, hi float64) []plot.Tick {
 	return append(timeTicks{}.Ticks(lo, r.end), plot.Tick{Value: r.never, Label: "never"})
 }
 
-// Plot implements plot.Plotter: an upward arrow at each never recovered
-// run, in its curve's colour.
+// Plot implements plot.Plotter: an arrow up at each never recovered run.
 func (n never) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	// Several curves that never recovered at one x stand side by side,
-	// an arrow's width apart, so each colour shows.
+	// Curves that never recovered at one x stand side by side, so each colour shows.
 	at := map[float64][]int{}
 	var xs []float64
 	for k, kxs := range n.at {
@@ -284,8 +279,7 @@ func (neverThumb) Thumbnail(c *draw.Canvas) {
 	neverArrow(*c, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, color.Black)
 }
 
-// intervalsOver says what a picture's intervals are over: "95% intervals
-// over n replicates", or none with one.
+// intervalsOver says what a picture's intervals are over: "95% intervals over n replicates".
 func intervalsOver(replicates int) string {
 	if replicates == 1 {
 		return "1 replicate: no intervals"

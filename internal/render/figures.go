@@ -7,8 +7,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Figures is a row of a kind as a requirement or an objective reads it:
-// its id and its figures by their csv and json keys.
+// Figures is a row of a kind by id, its figures by their csv and json keys.
 type Figures struct {
 	ID string
 	// Get is the figure keyed key with its 95% interval (key_lo, key_hi;
@@ -16,8 +15,7 @@ type Figures struct {
 	Get func(key string) schema.Estimate
 }
 
-// FigureKeys are the numeric keys the kind's rows write in csv and json,
-// in their order.
+// FigureKeys are the numeric keys the kind's rows write in csv and json, in order.
 func (t Table[R]) FigureKeys() []string {
 	var keys []string
 	var zero R

@@ -21,8 +21,7 @@ import (
 	"github.com/retrysim/retrysim/internal/metastable"
 )
 
-// MapReport is what `retrysim fleet-map` prints: the map's settings and
-// each cell's outcome, in metastable.Map.Cells' order.
+// MapReport is what `retrysim fleet-map` prints: the map and each cell's outcome.
 type MapReport struct {
 	Title      string
 	Map        metastable.Map
@@ -111,8 +110,7 @@ func cellPolicy(m metastable.Map, i int) string {
 	return m.Policies[i/per].Name
 }
 
-// table writes the map as a table in style st, a row a cell, with its
-// caption under it.
+// table writes the map as a table, a row a cell, with its caption under it.
 func (r MapReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, mapColumns, r.mapRows(), mapCaption)
 }
@@ -153,8 +151,7 @@ const (
 	mapPlotWidth   = 16 * vg.Centimeter
 )
 
-// PlotMap draws the map as heat maps, a panel a policy and trigger length,
-// each cell the share of replicates that recovered, the 50% boundary lined.
+// PlotMap draws the map as heat maps of the share recovered, a panel a policy and length.
 func PlotMap(w io.Writer, r MapReport, ext string) error {
 	m := r.Map
 	var panels []*plot.Plot
@@ -184,8 +181,7 @@ func PlotMap(w io.Writer, r MapReport, ext string) error {
 	})
 }
 
-// mapPalette is the share's colours: dark (0) to pale yellow (1), the
-// sequential palette of the sweep's heat maps.
+// mapPalette is the share's colours: the sweep heat maps' palette, dark (0) to pale (1).
 func mapPalette() palette.ColorMap {
 	pal := moreland.ExtendedBlackBody()
 	pal.SetMin(0)

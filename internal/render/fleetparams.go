@@ -14,8 +14,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// fleetSettings are the settings a run read (all but c.Unread's), keyed by
-// their decl.Params[fleet.Config] keys, the duration first.
+// fleetSettings are the settings a run read, keyed by decl.Params[fleet.Config] keys.
 func fleetSettings(c fleet.Config) []field {
 	unread := c.Unread()
 	f := []field{{"duration", durationValue(c.Duration.Seconds())}}
@@ -35,8 +34,7 @@ func fleetSettings(c fleet.Config) []field {
 	return f
 }
 
-// fieldValue is the value a setting's field (a pointer to it, or its
-// text) holds as the echo writes it, nil for a type it does not write.
+// fieldValue is the value a setting's field holds as the echo writes it, nil if none.
 func fieldValue(f any) any {
 	switch v := f.(type) {
 	case *float64:
@@ -65,8 +63,7 @@ func (d durationValue) goText() string {
 // MarshalJSON writes d as time.Duration does, a json string.
 func (d durationValue) MarshalJSON() ([]byte, error) { return json.Marshal(d.goText()) }
 
-// windowValue is the outage window from:to, in seconds, written as two
-// durationValues.
+// windowValue is the outage window from:to in seconds.
 type windowValue struct{ from, to float64 }
 
 // goText is w as -outage takes it, each end as time.Duration writes it.
@@ -77,8 +74,7 @@ func (w windowValue) goText() string {
 // MarshalJSON writes w as goText does, a json string.
 func (w windowValue) MarshalJSON() ([]byte, error) { return json.Marshal(w.goText()) }
 
-// peopleText is a setting's value for people: times as human.Seconds
-// writes them, the rest as csv does.
+// peopleText is a setting's value for people: times as human.Seconds writes them.
 func peopleText(v any) string {
 	switch x := v.(type) {
 	case durationValue:
@@ -89,8 +85,7 @@ func peopleText(v any) string {
 	return text(v)
 }
 
-// settingsObject is settings as one json object (or csv columns), each key
-// a scenario file's (the flag's name with _ for -).
+// settingsObject is settings keyed as a scenario file keys them (_ for -).
 func settingsObject(settings []field) []field {
 	f := make([]field, len(settings))
 	for i, s := range settings {
@@ -102,8 +97,7 @@ func settingsObject(settings []field) []field {
 // fleetGroups are the settings that start a group of describeSettings' line.
 var fleetGroups = map[string]bool{"outage": true, "server": true, "net": true, "clients": true, "policy": true, "hedges": true}
 
-// describeSettings is settings for people, on one line in the flags' words,
-// a "; " between groups.
+// describeSettings is settings for people on one line, a "; " between groups.
 func describeSettings(settings []field) string {
 	return describeSome(settings, func(field) bool { return true })
 }
@@ -132,8 +126,7 @@ func describeSome(settings []field, keep func(field) bool) string {
 	return b.String()
 }
 
-// wrapSettings breaks describeSettings' line into lines of at most width
-// columns where it can, after a "; " or a ", ", for a plot's caption.
+// wrapSettings breaks describeSettings' line after a "; " or ", " to width columns.
 func wrapSettings(line string, width int) string {
 	var items []string // each with the separator that ends it
 	for len(line) > 0 {
@@ -159,8 +152,7 @@ func settingsLines(names []string, cfgs []fleet.Config) []string {
 	return lines
 }
 
-// splitSettings describes the settings every run shares, and each run's
-// own (every one for a single run, common then empty).
+// splitSettings describes the settings every run shares, and each run's own.
 func splitSettings(cfgs []fleet.Config) (common string, own []string) {
 	all := make([][]field, len(cfgs))
 	for i, c := range cfgs {
@@ -183,8 +175,7 @@ func splitSettings(cfgs []fleet.Config) (common string, own []string) {
 	return describeSome(all[0], shared), own
 }
 
-// runParams are a page's first parameter lines: the model (none for ""),
-// the replicates and seed, and the source, if any.
+// runParams are a page's first parameter lines: the model, replicates, seed and source.
 func runParams(model, source string, replicates int, seed uint64) []string {
 	var ps []string
 	if model != "" {

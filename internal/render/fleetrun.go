@@ -16,21 +16,18 @@ import (
 	"github.com/retrysim/retrysim/internal/limits"
 )
 
-// FleetRun is what one `retrysim fleet` ran: a preset's runs, or the one run
-// its flags describe (a Preset named "one run", with nothing else set).
+// FleetRun is what one `retrysim fleet` ran: a preset's runs, or the one run of its flags.
 type FleetRun struct {
 	Preset     fleetpreset.Preset[fleet.Config]
 	Replicates int
 	Seed       uint64
 	Configs    []fleet.Config
 	Results    []fleet.Result
-	// ScenarioFile is the file the one run's policy and hedges came from,
-	// if any.
+	// ScenarioFile is the file the one run's policy and hedges came from, if any.
 	ScenarioFile string
 }
 
-// FleetOutputs renders run as the fleet command prints it: its document in
-// r's format and, by file extension ("" for none), its series and plot.
+// FleetOutputs renders run as the fleet command prints it, series and plot by extension.
 func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, series, plot []byte, err error) {
 	p := run.Preset
 	secs := human.Duration(run.Configs[0].Duration)
@@ -40,8 +37,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		params = append(params, "scenario file: "+Escaped(run.ScenarioFile))
 		scen = ", scenario file " + Escaped(run.ScenarioFile)
 	}
-	// what follows the title's seed: the scenario file, and one run's
-	// settings (a preset's name says what its runs are).
+	// what follows the title's seed: the scenario file, and one run's settings.
 	what := scen
 	if p.Runs == nil && len(run.Configs) == 1 {
 		what += "; " + describeSettings(fleetSettings(run.Configs[0]))
@@ -96,8 +92,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	return r.Outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, pointFields, ext) }, plotExt, draw)
 }
 
-// Outputs are doc in r's format and, when asked by a file extension ("" for
-// none), what series and plot write of it.
+// Outputs are doc in r's format and, by extension ("" for none), its series and plot.
 func (r Renderer) Outputs(doc Runs, seriesExt string, series func(io.Writer, string) error, plotExt string,
 	plot func(io.Writer, string) error) (out, ser, pic []byte, err error) {
 	var o, s, p bytes.Buffer
@@ -117,8 +112,7 @@ func (r Renderer) Outputs(doc Runs, seriesExt string, series func(io.Writer, str
 	return o.Bytes(), s.Bytes(), p.Bytes(), nil
 }
 
-// CheckFleetFiles refuses a -series or a -plot file name ("" for none)
-// whose extension FleetOutputs cannot write.
+// CheckFleetFiles refuses a -series or -plot file name ("" for none) it cannot write.
 func CheckFleetFiles(series, plot string) error {
 	if series != "" {
 		if err := CheckSeriesPath(series); err != nil {
@@ -142,8 +136,7 @@ func Presets[R any](ps []fleetpreset.Preset[R]) string {
 	return b.String()
 }
 
-// writePresetHelp writes a preset's entry in a command's -help: its name,
-// then its source and about, wrapped under it.
+// writePresetHelp writes a preset's -help entry: its name, then source and about.
 func writePresetHelp(b *strings.Builder, name, source, about string, d time.Duration, replicates int) {
 	const indent = "                    "
 	head := fmt.Sprintf("  %-18s", name)
@@ -154,8 +147,7 @@ func writePresetHelp(b *strings.Builder, name, source, about string, d time.Dura
 	fmt.Fprintf(b, "%s%s\n%s%s\n", head, indentWrap(source+".", 60, indent), indent, indentWrap(about, 60, indent))
 }
 
-// totalsPrints is what the fleet command prints of a preset that compares
-// policies over failure rates (Preset.Totals).
+// totalsPrints is what the fleet command prints of a totals preset.
 const totalsPrints = "prints a row a failure rate and policy (json and csv: failure_rate, policy, requests, succeeded, " +
 	"calls, summed over replicates); no -series; -plot draws success and calls a request against the failure rate, " +
 	"a line a policy, with 95% intervals over replicates; html is one page: success and calls a request as two tables " +
@@ -185,12 +177,10 @@ func presetPrints[R any](p fleetpreset.Preset[R], ps []fleetpreset.Preset[R]) st
 	return text
 }
 
-// Limit is a bound the fleet model checks before any work, as -help
-// states it.
+// Limit is a bound the fleet model checks before any work, as -help states it.
 type Limit struct{ What, Bound string }
 
-// FleetLimitList are the fleet model's limits in -help's order, built from
-// the constants fleet.Check enforces.
+// FleetLimitList are the fleet model's limits, from the constants fleet.Check enforces.
 func FleetLimitList() []Limit {
 	return []Limit{
 		{"-duration", fmt.Sprintf("1 s to %d s (the series holds a row a run a second)", limits.FleetDuration)},
@@ -211,8 +201,7 @@ func FleetLimitList() []Limit {
 	}
 }
 
-// FleetLimits lists the model's limits for the fleet command's -help, a
-// limit a paragraph, wrapped at 80 columns as Presets is.
+// FleetLimits lists the limits for -help, a paragraph each, wrapped at 80 columns.
 func FleetLimits(ls []Limit) string {
 	const indent = "                "
 	var b strings.Builder
@@ -222,8 +211,7 @@ func FleetLimits(ls []Limit) string {
 	return b.String()
 }
 
-// indentWrap wraps text at width columns (human.Wrap), indenting every
-// line but the first.
+// indentWrap wraps text at width columns, indenting every line but the first.
 func indentWrap(text string, width int, indent string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(human.Wrap(text, indent, width+len(indent)), indent), "\n")
 }

@@ -35,8 +35,7 @@ func toFixed(x float64, digits int) string {
 	return s[:len(s)-digits] + "." + s[len(s)-digits:]
 }
 
-// roundJS formats x >= 0 as JavaScript's Math.round(x * 10^d) / 10^d
-// prints; "-" for NaN.
+// roundJS formats x >= 0 as JavaScript prints Math.round(x * 10^d) / 10^d; "-" for NaN.
 func roundJS(x float64, digits int) string {
 	if math.IsNaN(x) {
 		return "-"
@@ -45,8 +44,7 @@ func roundJS(x float64, digits int) string {
 	return strconv.FormatFloat(math.Round(x*p)/p, 'f', -1, 64)
 }
 
-// percentOf formats part/whole as the article does, 100*part/whole in that
-// order with three decimals; "-" of no jobs.
+// percentOf formats part/whole as the article does (100*part/whole, 3 decimals); "-" of none.
 func percentOf(part, whole int64) string {
 	if whole == 0 {
 		return "-"
@@ -112,8 +110,7 @@ func reportTitle(p stats.Params) string {
 	return t
 }
 
-// stepRates says at what rates the calls of steps fail and their replies
-// are lost, step by step.
+// stepRates says at what rates each step's calls fail and their replies are lost.
 func stepRates(steps []stats.StepParams) string {
 	var fails, lost []string
 	for _, st := range steps {
@@ -132,8 +129,7 @@ func echoText(d *stats.DeliveryParams, key string) string {
 	return text
 }
 
-// echoNumber is the number the echo d holds under key (a whole number read
-// back from json is an int64), 0 if none.
+// echoNumber is the number the echo d holds under key, 0 if none.
 func echoNumber(d *stats.DeliveryParams, key string) float64 {
 	switch v := d.Lookup(key).(type) {
 	case int64:
@@ -150,12 +146,10 @@ const deliveryModelTerm = "delivery model"
 // engineTerm names the engine e ("skip" or "plain") in titles.
 func engineTerm(e string) string { return e + " engine" }
 
-// keyModeWords say what a step's own key mode sends, as the strategies'
-// labels say it.
+// keyModeWords say what a step's own key mode sends, as the strategies' labels do.
 var keyModeWords = map[string]string{"none": "no key", "fresh": "new key on every call", "same": "same key"}
 
-// ownPolicies names the steps that set their own policy and what each sets,
-// for the title.
+// ownPolicies names the steps that set their own policy and what each sets.
 func ownPolicies(p stats.Params) string {
 	var steps []string
 	for _, st := range p.Policies {

@@ -20,8 +20,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// GraphReport is what `retrysim graph` prints: a row a run a service (and
-// an entry, end to end), each service's series, and the graphs run.
+// GraphReport is what `retrysim graph` prints: a row a run and service, and the series.
 type GraphReport struct {
 	Title  string
 	Graphs []fleet.Graph
@@ -30,15 +29,13 @@ type GraphReport struct {
 	// Params are the page's parameter lines; PlotTitle heads the plot.
 	Params    []string
 	PlotTitle string
-	// Replicates, Seed and Scenario (the scenario file, if any) are what
-	// ran the graphs.
+	// Replicates, Seed and Scenario (file, if any) are what ran the graphs.
 	Replicates int
 	Seed       uint64
 	Scenario   string
 }
 
-// graphColumns are the graph's columns, a row a run and service (or entry,
-// end to end).
+// graphColumns are the graph's columns, a row a run and service (or entry, end to end).
 var graphColumns = columns[fleetdata.GraphRow]{
 	labelColumn("Run", "run", func(r fleetdata.GraphRow) string { return r.Run }),
 	labelColumn("Service", "service", func(r fleetdata.GraphRow) string { return r.Service }),
@@ -65,8 +62,7 @@ var graphColumns = columns[fleetdata.GraphRow]{
 	estimateColumn("", "peak_in_progress", fleetMean, fleetdata.GraphFigures()),
 }
 
-// graphSeries are the figures of a service's second in a graph run: the
-// calls that reached it, then its requests' as fleetSeries has them.
+// graphSeries are the figures of a service's second: its calls, then fleetSeries'.
 var graphSeries = func() []seriesColumn[fleetdata.GraphPoint] {
 	cs := []seriesColumn[fleetdata.GraphPoint]{figureSeries("calls", "calls", fleetdata.GraphPointFigures())}
 	for _, c := range fleetSeries {
@@ -80,14 +76,12 @@ func graphPointFields(p fleetdata.GraphPoint) []field {
 	return append([]field{{"run", p.Run}, {"service", p.Service}, {"t", int64(p.T)}}, seriesFields(graphSeries, p)...)
 }
 
-// csv writes a row a run a service, then what ran them; the
-// graphs' settings are json's params.
+// csv writes a row a run a service, then what ran them.
 func (r GraphReport) csv(w io.Writer) error {
 	return writeFields(w, ranBy(columnsFields(graphColumns, r.Rows), r.Seed, r.Scenario))
 }
 
-// ranBy is rows with what a csv row says ran it after each: the seed, and
-// the scenario file when one was read.
+// ranBy appends to each csv row the seed, and the scenario file when one was read.
 func ranBy(rows [][]field, seed uint64, scenario string) [][]field {
 	for i := range rows {
 		rows[i] = append(rows[i], field{"seed", seed})
@@ -98,8 +92,7 @@ func ranBy(rows [][]field, seed uint64, scenario string) [][]field {
 	return rows
 }
 
-// json writes the title, what ran the runs, the graphs' settings, the rows
-// and the series.
+// json writes the title, what ran the runs, the graphs' settings, the rows and the series.
 func (r GraphReport) json(w io.Writer) error {
 	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
 	var err error
@@ -122,8 +115,7 @@ func (r GraphReport) json(w io.Writer) error {
 	}, r.Series, graphPointFields)
 }
 
-// graphSettings is g as a scenario file's graph section writes it, only
-// the settings the run reads.
+// graphSettings is g as a scenario file's graph section, only the settings the run reads.
 func graphSettings(g fleet.Graph) []field {
 	def := fleet.DefaultConfig()
 	section := func(name string, c fleet.Config) json.RawMessage {
@@ -184,8 +176,7 @@ func graphSettings(g fleet.Graph) []field {
 	return append(f, field{"entries", entries}, field{"services", services})
 }
 
-// entryValue is entry setting p's value in e as a scenario file writes it,
-// and whether the echo shows it.
+// entryValue is entry setting p's value in e, and whether the echo shows it.
 func entryValue(p decl.EntryParam[fleet.Entry], e *fleet.Entry) (any, bool) {
 	if p.Unread != nil && p.Unread(*e) != "" {
 		return nil, false
@@ -200,8 +191,7 @@ func entryValue(p decl.EntryParam[fleet.Entry], e *fleet.Entry) (any, bool) {
 	return v, true
 }
 
-// pushbackSet says whether path is a pushback setting set in c, which the
-// echo shows whether or not the run reads it.
+// pushbackSet says whether path is a pushback setting on in c, which the echo always shows.
 func pushbackSet(path string, c fleet.Config) bool {
 	return path == "server.pushback" && c.Server.Pushback || path == "client.honour_pushback" && c.Client.HonourPushback
 }
@@ -218,8 +208,7 @@ func (r GraphReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, graphColumns, r.Rows, graphCaption)
 }
 
-// html writes the graph run as one page: its settings, the plot
-// a panel a service, and a table a run.
+// html writes the graph run as one page: its settings, the plot, and a table a run.
 func (r GraphReport) html(w io.Writer) error {
 	p := page{title: r.Title, params: r.Params}
 	// a table a run, so that the run's name need not take a column
@@ -245,8 +234,7 @@ func (r GraphReport) html(w io.Writer) error {
 	return writePage(w, p)
 }
 
-// PlotGraph draws a panel a service, one above the other on one time axis:
-// each run's calls and successes a second, each panel its own y scale.
+// PlotGraph draws a panel a service: each run's calls and successes a second.
 func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleetdata.GraphPoint, ext string) error {
 	return encodeWhole(w, ext)(newGraphFigure(title, graphs, series))
 }
@@ -320,8 +308,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.Graph
 	return f, nil
 }
 
-// GraphRun is what one `retrysim graph` ran: a preset's graphs, or the one
-// graph of a scenario file.
+// GraphRun is what one `retrysim graph` ran: a preset's graphs or a scenario file's.
 type GraphRun struct {
 	Preset       fleetpreset.Preset[fleet.Graph]
 	Replicates   int
@@ -330,8 +317,7 @@ type GraphRun struct {
 	ScenarioFile string
 }
 
-// GraphOutputs renders run as the graph command prints it: its document in
-// r's format and, by file extension ("" for none), its series and plot.
+// GraphOutputs renders run as the graph command prints it, series and plot by extension.
 func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, series, pic []byte, err error) {
 	what := run.Preset.Name
 	if run.ScenarioFile != "" {
@@ -359,8 +345,7 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 		plotExt, func(w io.Writer, ext string) error { return PlotGraph(w, rep.PlotTitle, rep.Graphs, rep.Series, ext) })
 }
 
-// describeGraph is g's calls for people on one line: each edge with its
-// tries and policy ("-> a 3 tries; a -> b 3 tries, finagle-budget").
+// describeGraph is g's calls on one line: "-> a 3 tries; a -> b 3 tries, finagle-budget".
 func describeGraph(g fleet.Graph) string {
 	edge := func(from, to string, c fleet.Client) string {
 		s := fmt.Sprintf("%s-> %s %s", from, to, human.Count(int64(c.Attempts), "try"))

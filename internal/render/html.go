@@ -17,16 +17,13 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// page is one self-contained HTML report: no scripts, fonts or links to
-// fetch.
+// page is one self-contained HTML report: no scripts, fonts or links to fetch.
 type page struct {
-	// title is the first line of the heading; any further lines open the
-	// parameters' list.
+	// title is the heading's first line; any further lines open the parameters.
 	title  string
 	params []string
 	tables []pageTable
-	// figures are pictures drawn inline before the tables (a long table
-	// would push them pages down), each an SVG that fits on one printed page.
+	// figures are SVG pictures drawn before the tables, each fitting a printed page.
 	figures [][]byte
 }
 
@@ -37,8 +34,7 @@ type pageTable struct {
 	rows           []pageRow
 }
 
-// pageRow is a table row; a sub row is a line under the row before it (an
-// expectation, a spread), drawn lighter.
+// pageRow is a table row; a sub row, drawn lighter, is a line under the row before.
 type pageRow struct {
 	cells []pageCell
 	sub   bool
@@ -53,8 +49,7 @@ type pageCell struct {
 	value *float64
 }
 
-// num is a cell showing the value v that json row row has under field, as
-// text (no value when v is NaN, which json writes as null).
+// num is a cell showing json row row's value v under field as text (none when NaN).
 func num(text string, row int, field string, v float64) pageCell {
 	if math.IsNaN(v) {
 		return pageCell{text: text}
@@ -68,8 +63,7 @@ func prose(text string) pageCell { return pageCell{text: strings.TrimSpace(text)
 // plain is a number cell that no json field holds as it is shown.
 func plain(text string) pageCell { return pageCell{text: text} }
 
-// pageStyle reads at 1280 px, on a phone and printed on A4; every table
-// retrysim writes fits its column (TestPageTablesFit).
+// pageStyle reads at 1280 px, on a phone and on A4; every table fits (TestPageTablesFit).
 const pageStyle = `
 body { font-family: system-ui, sans-serif; max-width: 1220px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.4; }
 h1 { font-size: 1.3em; margin-bottom: 0.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
@@ -110,8 +104,7 @@ dl.terms { font-size: 0.9em; } dl.terms dt { font-weight: 600; margin-top: 0.6em
 }
 `
 
-// numberSpans writes a number cell's text as spans that do not break
-// inside, so a narrow column breaks between them.
+// numberSpans writes a number cell's text as spans that do not break inside.
 func numberSpans(b *bytes.Buffer, text string) {
 	var spans [][]string
 	inInterval := false
@@ -137,8 +130,7 @@ func numberSpans(b *bytes.Buffer, text string) {
 	}
 }
 
-// words is a header's or a prose cell's text, escaped, breakable after
-// each underscore.
+// words is a header's or prose cell's text, escaped, breakable after each underscore.
 func words(s string) string {
 	return strings.ReplaceAll(html.EscapeString(s), "_", "_<wbr/>")
 }
@@ -216,8 +208,7 @@ func writePage(w io.Writer, p page) error {
 	return err
 }
 
-// writeSweepHTML writes s as one page: what was run, the pivot of s.Metric
-// and the plot -plot draws (with opts), as SVG.
+// writeSweepHTML writes s as one page: what ran, the pivot of s.Metric and its plot.
 func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	p := page{title: fmt.Sprintf("retrysim sweep: %s", s.Metric.Label)}
 	p.params = append(p.params, "scenario "+s.Scenario)
@@ -416,8 +407,7 @@ func writeCasesHTML(w io.Writer, c stats.Cases) error {
 	return writePage(w, page{title: c.Title, tables: []pageTable{t}})
 }
 
-// html is a totals preset's page: success and calls a request as two
-// pivots with their intervals, and the plot when t.Results are given.
+// html is a totals preset's page: success and calls a request as pivots, and its plot.
 func (t TotalsReport) html(w io.Writer) error {
 	if len(t.Results) > 0 && len(t.Results) != len(t.Rows) {
 		return fmt.Errorf("totals: %d results for %d rows", len(t.Results), len(t.Rows))
@@ -454,8 +444,7 @@ func (t TotalsReport) html(w io.Writer) error {
 	if len(t.Results) == 0 {
 		intervals = "the total over every replicate, as the text table prints it."
 	}
-	// pivot is one table of a figure of each run: what reads it off the
-	// totals (num/den, as field/of of the json row) and off the replicates.
+	// pivot is a table of a figure of each run, as num/den of the totals (field/of in json).
 	pivot := func(heading, howTo, field, of string, style numberStyle, ratio func(fleetdata.Totals) float64,
 		est func(fleetdata.RunRow) schema.Estimate) pageTable {
 		pt := pageTable{heading: heading, howTo: howTo + " " + intervals, header: append(slices.Clone(lead), policies...)}

@@ -39,8 +39,7 @@ func CheckPlotPath(path string) error {
 type Scale uint8
 
 const (
-	// AutoScale is logarithmic when the positive values span more than
-	// two decades (a factor of 100), linear otherwise.
+	// AutoScale is logarithmic when the positive values span more than two decades.
 	AutoScale Scale = iota
 	// LogScale is logarithmic whatever the values.
 	LogScale
@@ -52,8 +51,7 @@ const (
 type PlotOptions struct {
 	// Y is the line plot's y axis scale.
 	Y Scale
-	// OwnScales gives each heat map its own colour scale; by default every
-	// panel has one scale, so the same colour is the same value in each.
+	// OwnScales gives each heat map its own colour scale instead of one for all.
 	OwnScales bool
 }
 
@@ -98,8 +96,7 @@ func NewPlotOptions(path string, page bool, swept int, logY, linearY, ownScales 
 	return o, nil
 }
 
-// PlotSweep draws s.Metric: a line a strategy against the swept parameter,
-// or a heat map a strategy when two are swept.
+// PlotSweep draws s.Metric: a line a strategy for one swept parameter, heat maps for two.
 func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
 	if err := CheckPlotPath("plot" + ext); err != nil {
 		return err
@@ -139,8 +136,7 @@ func encode(w io.Writer, ext string, width, height vg.Length, drawOn func(draw.C
 	return err
 }
 
-// axisValue formats a grid value of axis a for labels: probabilities in
-// shortest form, attempts and jobs as whole numbers (1000000, not 1e+06).
+// axisValue formats a grid value for labels, whole numbers as 1000000 (not 1e+06).
 func axisValue(a stats.Axis, v float64) string {
 	if a.Duration {
 		return durationText(v)
@@ -151,8 +147,7 @@ func axisValue(a stats.Axis, v float64) string {
 	return g(v)
 }
 
-// subtitle names everything a plot holds fixed: the scenario, each parameter
-// not swept with its value, the generator, the seed and the engine.
+// subtitle names everything a plot holds fixed.
 func subtitle(s stats.Sweep) string {
 	parts := []string{s.Scenario}
 	var fixed []string
@@ -176,8 +171,7 @@ func (a series) equal(b series) bool {
 	return slices.Equal(a.xs, b.xs) && slices.Equal(a.vs, b.vs) && slices.Equal(a.los, b.los) && slices.Equal(a.his, b.his)
 }
 
-// spansDecades reports whether the positive values in vs span more than
-// two decades.
+// spansDecades reports whether the positive values in vs span more than two decades.
 func spansDecades(vs []float64) bool {
 	lo, hi := math.Inf(1), 0.0
 	for _, v := range vs {
@@ -204,8 +198,7 @@ func decadeLabel(k int, unit string) string {
 	return strconv.FormatFloat(math.Pow(10, float64(k)), 'f', max(0, -k), 64) + unit
 }
 
-// logTicks puts a labelled tick at every power of ten and unlabelled ones
-// at 2 to 9 times it, labels in plain decimals followed by unit.
+// logTicks label every power of ten, with unlabelled ticks at 2 to 9 times it.
 type logTicks struct{ unit string }
 
 // Ticks implements plot.Ticker.
@@ -231,8 +224,7 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// unitTicks are gonum's default ticks, labelled in shortest form ("50",
-// not gonum's "50.00") with unit after each label.
+// unitTicks are gonum's default ticks in shortest form ("50", not "50.00"), then unit.
 type unitTicks struct{ unit string }
 
 // Ticks implements plot.Ticker.
@@ -254,8 +246,7 @@ func unitLabel(m stats.Metric) string {
 	return m.Label
 }
 
-// strategyLabels are s's strategies as its table names them (each row's
-// Label), in s.Strategies' order; an ID without a label stands for itself.
+// strategyLabels are s's strategies as its table names them.
 func strategyLabels(s stats.Sweep) []string {
 	labels := slices.Clone(s.Strategies)
 	for k := range labels {
@@ -266,8 +257,7 @@ func strategyLabels(s stats.Sweep) []string {
 	return labels
 }
 
-// linePlot is the line plot of a sweep over one parameter, its legend to
-// the right of the data: a line a strategy, named as the table names it.
+// linePlot is the line plot of a sweep over one parameter: a line a strategy.
 func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 	axis := s.Swept[0]
 	mul, unit := metricUnit(s.Metric)
@@ -366,8 +356,7 @@ type errorPoints struct {
 	plotter.YErrors
 }
 
-// grid is one strategy's colour values over two swept axes, cells at whole
-// numbers so each swept value gets one equal cell.
+// grid is one strategy's colour values over two swept axes, a cell each.
 type grid struct {
 	cols, rows int
 	z          []float64 // row-major
@@ -378,15 +367,13 @@ func (g grid) Z(c, r int) float64 { return g.z[r*g.cols+c] }
 func (g grid) X(c int) float64    { return float64(c) }
 func (g grid) Y(r int) float64    { return float64(r) }
 
-// panel is one strategy's heat map: the values in the metric's unit at each
-// (x, y) index pair of the swept values.
+// panel is one strategy's heat map: values at each (x, y) index pair.
 type panel struct {
 	xs, ys []float64
 	v      [][]float64 // [x][y]
 }
 
-// colourScale maps values to a colour coordinate: log10 of the value (below
-// floor counted as floor) on a log scale, the value itself on a linear one.
+// colourScale maps values to a colour coordinate, log10 on a log scale.
 type colourScale struct {
 	log        bool
 	floor      float64
@@ -426,8 +413,7 @@ func newColourScale(values []float64, unit, note string) colourScale {
 	return cs
 }
 
-// Ticks implements plot.Ticker for the colour bar: decades on a log scale,
-// gonum's ticks with the unit on a linear one.
+// Ticks implements plot.Ticker for the colour bar.
 func (cs colourScale) Ticks(lo, hi float64) []plot.Tick {
 	if !cs.log {
 		return unitTicks{cs.unit}.Ticks(lo, hi)
@@ -448,8 +434,7 @@ func heatMaps(w io.Writer, s stats.Sweep, ext string, ownScales bool) error {
 	return f.encode(w, ext, 0, len(f.panels), true)
 }
 
-// heatFigure is a sweep's heat maps: a panel and colour scale a strategy,
-// under a heading that names the metric, the axes and what is held fixed.
+// heatFigure is a sweep's heat maps: a panel and colour scale a strategy.
 type heatFigure struct {
 	s       stats.Sweep
 	panels  []panel
@@ -505,8 +490,7 @@ func newHeatFigure(s stats.Sweep, ownScales bool) heatFigure {
 	return f
 }
 
-// heatPanels draws each strategy's panel as a picture of its own, the
-// heading above the first, so a page can break between them.
+// heatPanels draws each strategy's panel as a picture of its own.
 func heatPanels(s stats.Sweep, ext string, ownScales bool) ([][]byte, error) {
 	f := newHeatFigure(s, ownScales)
 	var pics [][]byte
@@ -520,8 +504,7 @@ func heatPanels(s stats.Sweep, ext string, ownScales bool) ([][]byte, error) {
 	return pics, nil
 }
 
-// encode draws the panels from up to (not including) to, one above the
-// other, under the heading when head is set.
+// encode draws panels [from, to), under the heading when head is set.
 func (f heatFigure) encode(w io.Writer, ext string, from, to int, head bool) error {
 	width, height := 20*vg.Centimeter, vg.Length(to-from)*heatPanelHeight
 	top := vg.Length(0)
@@ -543,8 +526,7 @@ func (f heatFigure) encode(w io.Writer, ext string, from, to int, head bool) err
 	})
 }
 
-// drawPanel draws strategy k's heat map and, to its right, its colour bar
-// spanning exactly its height.
+// drawPanel draws strategy k's heat map and its colour bar, the same height.
 func (f heatFigure) drawPanel(c draw.Canvas, k int) {
 	cs := f.scales[k]
 	heat, bar := heatPanel(f.s, k, f.panels[k], cs), colourBar(cs)
@@ -564,8 +546,7 @@ func (f heatFigure) drawPanel(c draw.Canvas, k int) {
 	bar.Draw(side)
 }
 
-// heatPalette is the heat maps' colours: sequential, dark for low values
-// and light for high ones.
+// heatPalette is the heat maps' colours: dark for low values, light for high ones.
 func heatPalette(cs colourScale) palette.ColorMap {
 	pal := moreland.ExtendedBlackBody()
 	pal.SetMin(cs.lo)
@@ -617,8 +598,7 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 	return p
 }
 
-// sigDigits formats x with n significant digits in plain decimals, as a
-// heat map's cell shows it.
+// sigDigits formats x with n significant digits in plain decimals.
 func sigDigits(x float64, n int) string {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return strconv.FormatFloat(x, 'g', -1, 64)
@@ -652,8 +632,7 @@ func colourBar(cs colourScale) *plot.Plot {
 	return p
 }
 
-// colourStrip is a colour bar of stacked rectangles: a browser showed
-// plotter.ColorBar's one-pixel image as a hairline.
+// colourStrip is a colour bar of rectangles: a browser drew ColorBar's image as a hairline.
 type colourStrip struct {
 	pal    palette.ColorMap
 	lo, hi float64
@@ -681,8 +660,7 @@ func (b colourStrip) Plot(c draw.Canvas, p *plot.Plot) {
 // DataRange implements plot.DataRanger.
 func (b colourStrip) DataRange() (xmin, xmax, ymin, ymax float64) { return 0, 1, b.lo, b.hi }
 
-// luminance is c's relative luminance from 0 (black) to 1 (white), to pick
-// a legible ink over it.
+// luminance is c's relative luminance, 0 (black) to 1 (white).
 func luminance(c color.Color) float64 {
 	r, g, b, _ := c.RGBA()
 	return (0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)) / 0xffff
@@ -694,11 +672,8 @@ type blank struct{}
 // Thumbnail implements plot.Thumbnailer.
 func (blank) Thumbnail(*draw.Canvas) {}
 
-// addCurves draws curves on p, each a line, markers and 95% error bars
-// styled by its index, a curve equal to later ones wider under them and
-// named after an earlier one it equals; on a log y axis values <= 0 are
-// left out and the axis starts at floor. empty ends the legend of a curve
-// with nothing to draw.
+// addCurves draws curves on p with 95% error bars, equal ones named after the first; on a
+// log axis (from floor) values <= 0 are left out; empty ends the legend of a curve with none.
 func addCurves(p *plot.Plot, curves []curve, logY bool, floor, radius float64, empty string) error {
 	for k, c := range curves {
 		same, later := -1, 0
@@ -744,8 +719,7 @@ func addCurves(p *plot.Plot, curves []curve, logY bool, floor, radius float64, e
 	return nil
 }
 
-// addSeries draws one series with its error bars, styled by its index k,
-// wider when later series equal it.
+// addSeries draws one series with its error bars, wider when later series equal it.
 func addSeries(p *plot.Plot, pts errorPoints, k, later int, radius float64, label string) error {
 	line, points, err := plotter.NewLinePoints(pts.XYs)
 	if err != nil {

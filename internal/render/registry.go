@@ -30,8 +30,7 @@ const (
 	GraphDoc
 	// WorkersDoc is the workers command's WorkersReport.
 	WorkersDoc
-	// KindSweepDoc is a sweep of a kind's runs (Table.Sweep), which no page
-	// format writes.
+	// KindSweepDoc is a sweep of a kind's runs (Table.Sweep); no page writes it.
 	KindSweepDoc
 )
 
@@ -42,8 +41,7 @@ type Renderer struct {
 	raw bool
 	// page formats write one self-contained html page, plots included.
 	page bool
-	// table is the style of the formats that write tables for people (table
-	// and markdown), nil for the others.
+	// table is the style of the table and markdown formats, nil for the others.
 	table *tableStyle
 
 	report func(io.Writer, stats.Report) error
@@ -70,8 +68,7 @@ var (
 	_ Runs = MapReport{}
 )
 
-// renderers are every format, the default first: each command offers, in
-// this order, those that write its document.
+// renderers are every format, the default first, in the order commands offer them.
 var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth}), tableFormat("markdown", tableStyle{markdown: true}), {
 	name: "csv", raw: true,
 	report: writeCSV,
@@ -96,8 +93,7 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	runs:   Runs.html,
 }}
 
-// tableFormat is the format that writes every document as a box table
-// in style st.
+// tableFormat is the format that writes every document as a table in style st.
 func tableFormat(name string, st tableStyle) Renderer {
 	return Renderer{
 		name:   name,
@@ -112,8 +108,7 @@ func tableFormat(name string, st tableStyle) Renderer {
 	}
 }
 
-// WithWidth is the format fitting its tables to width columns, 0 for no
-// limit (DefaultWidth unless set).
+// WithWidth is the format fitting its tables to width columns, 0 for no limit.
 func (r Renderer) WithWidth(width int) Renderer {
 	if r.table == nil || r.table.markdown {
 		return r
@@ -164,16 +159,13 @@ func Lookup(d Doc, name string) (Renderer, error) {
 // Name is the format's name, as -format takes it.
 func (r Renderer) Name() string { return r.name }
 
-// Raw reports whether the format prints numbers unformatted, every counter
-// and metric of a row (csv and json), rather than one view for people.
+// Raw reports whether the format prints every figure raw (csv and json).
 func (r Renderer) Raw() bool { return r.raw }
 
-// Page reports whether the format writes one self-contained html page, which
-// draws a plot where the document has one.
+// Page reports whether the format writes one self-contained html page.
 func (r Renderer) Page() bool { return r.page }
 
-// unwritten is the error of a format asked for a document it does not write,
-// which Lookup would have refused.
+// unwritten is the error of a format asked for a document it does not write.
 func (r Renderer) unwritten(what string) error {
 	return fmt.Errorf("format %q does not write %s", r.name, what)
 }
@@ -186,8 +178,7 @@ func (r Renderer) Report(w io.Writer, rep stats.Report) error {
 	return r.report(w, rep)
 }
 
-// Sweep writes a sweep: a pivot of s.Metric for people, every figure in
-// csv and json, a page with its plot.
+// Sweep writes a sweep: a pivot for people, every figure in csv and json, a page.
 func (r Renderer) Sweep(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	if r.sweep == nil {
 		return r.unwritten("a sweep")
@@ -195,8 +186,7 @@ func (r Renderer) Sweep(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	return r.sweep(w, s, opts)
 }
 
-// Runs writes a kind's runs: the fleet's, a fleet preset's totals, the
-// graph's, the workers' or the fleet-map's.
+// Runs writes a kind's runs.
 func (r Renderer) Runs(w io.Writer, doc Runs) error {
 	if r.runs == nil {
 		return r.unwritten("runs")

@@ -20,8 +20,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// reportColumns are the table command's columns for people, with
-// intervals when r.ShowCI asks.
+// reportColumns are the table command's columns, with intervals when r.ShowCI asks.
 func reportColumns(r stats.Report) columns[*stats.Row] {
 	n := func(row *stats.Row) float64 { return float64(row.Jobs) }
 	ms := stats.Metrics()
@@ -77,8 +76,7 @@ func reportColumns(r stats.Report) columns[*stats.Row] {
 		column[*stats.Row]{header: "Time p50 / p95 / p99, failed jobs", text: func(row *stats.Row) string { return quantiles(&row.FailedCompletion) }})
 }
 
-// seconds formats a duration in seconds for people: 0.1000 s, 2.350 s, and
-// "> 8,388,608 s" past the histogram's range.
+// seconds formats a duration in seconds for people, "> 8,388,608 s" past the range.
 func seconds(x float64) string {
 	if math.IsInf(x, 1) {
 		return "> " + timeSeconds.text(hist.Top())
@@ -91,15 +89,13 @@ func quantiles(h *hist.Histogram) string {
 	return seconds(h.QuantileSeconds(0.5)) + " / " + seconds(h.QuantileSeconds(0.95)) + " / " + seconds(h.QuantileSeconds(0.99))
 }
 
-// bounds is an interval's " [lo, hi]" in the column's style, always shown
-// (a -ci interval of no width says so).
+// bounds is an interval's " [lo, hi]" in the column's style, always shown.
 func bounds(s numberStyle, lo, hi float64) string {
 	l, h := s.bounds(lo, hi)
 	return " [" + l + ", " + h + "]"
 }
 
-// metricStyle is the table's style of the i-th of stats.Metrics' closed
-// forms and spreads (perJobs: a rate times the jobs).
+// metricStyle is the style of the i-th metric's closed form and spread (perJobs: times jobs).
 func metricStyle(i int) (s numberStyle, perJobs bool) {
 	switch i {
 	case 0:
@@ -110,8 +106,7 @@ func metricStyle(i int) (s numberStyle, perJobs bool) {
 	return expectedCount, true
 }
 
-// expectedCells are the closed forms under a row, each with its z-score;
-// the watched steps after the first follow the metrics.
+// expectedCells are the closed forms under a row, each with its z-score.
 func expectedCells(row *stats.Row, watched []stats.Watch) []string {
 	c := &row.Counters
 	n := float64(c.Jobs)
@@ -131,8 +126,7 @@ func expectedCells(row *stats.Row, watched []stats.Watch) []string {
 	return cells
 }
 
-// watchedMetric is the duplicate_rate metric of the k-th watched step w
-// (reportjson.WatchedMetric).
+// watchedMetric is the duplicate_rate metric of the k-th watched step w.
 func watchedMetric(row *stats.Row, k int, w stats.Watch) (stats.Metric, stats.Expected) {
 	return reportjson.WatchedMetric(row, k, w)
 }
@@ -145,8 +139,7 @@ func zText(m stats.Metric, c *stats.Counters, e stats.Expected) string {
 	return "z " + zScore.text(zs)
 }
 
-// spreadCells are, under a row, the replicates' mean of each metric with
-// the mean's 95% Student t interval, counts per replicate.
+// spreadCells are the replicates' mean of each metric with its 95% interval.
 func spreadCells(row *stats.Row) []string {
 	n := float64(row.Jobs) / float64(len(row.Replicates))
 	label := strings.Replace(spreadRowLabel, "n replicates", human.Count(int64(len(row.Replicates)), "replicate"), 1)
@@ -196,15 +189,13 @@ func writeTable(w io.Writer, r stats.Report, st tableStyle) error {
 // byStepHeading heads the delivery model's second table.
 const byStepHeading = "Side effects repeated, by step"
 
-// The labels of the rows under a strategy's: its closed forms, and its
-// replicates' means (n written as their count).
+// The labels of the rows under a strategy's: closed forms, and replicates' means.
 const (
 	expectedRowLabel = "expected (z)"
 	spreadRowLabel   = "mean of n replicates"
 )
 
-// writeByStep is the delivery model's second table: the side effects each
-// step repeated, one column a strategy.
+// writeByStep is the delivery model's table of side effects repeated a step.
 func writeByStep(w io.Writer, r stats.Report, st tableStyle) error {
 	header := []string{byStepHeading}
 	align := []alignment{alignLeft}
@@ -269,8 +260,7 @@ func writeCSV(w io.Writer, r stats.Report) error {
 	return writeFields(w, rows)
 }
 
-// stepFields are each step's parameters as csv columns, for a run whose
-// steps come from a file.
+// stepFields are each step's parameters as csv columns, for steps from a file.
 func stepFields(r stats.Report) []field {
 	if r.StepList == nil {
 		return nil
@@ -334,14 +324,12 @@ func object(fields []field) (json.RawMessage, error) {
 	return reportjson.Object(f)
 }
 
-// estimateFields are estimate e's value and interval as name, name_lo and
-// name_hi (null when undefined), for csv and json.
+// estimateFields are e as name, name_lo and name_hi (null when undefined).
 func estimateFields(name string, e schema.Estimate) []field {
 	return []field{{name, reportjson.NaNNull(e.Value)}, {name + "_lo", reportjson.NaNNull(e.Lo)}, {name + "_hi", reportjson.NaNNull(e.Hi)}}
 }
 
-// objects is each of xs as a json object of its fields (an empty list,
-// not null, for none).
+// objects is each of xs as a json object of its fields ([] for none).
 func objects[T any](xs []T, fields func(T) []field) ([]json.RawMessage, error) {
 	out := []json.RawMessage{}
 	for _, x := range xs {

@@ -22,8 +22,7 @@ func numberColumns(n, left int) []alignment {
 	return align
 }
 
-// terminalText is s with every control rune and non-UTF-8 byte as its Go
-// escape, so that no text moves the cursor or breaks a line.
+// terminalText is s with every control rune and non-UTF-8 byte as its Go escape.
 func terminalText(s string) string {
 	if utf8.ValidString(s) && strings.IndexFunc(s, stats.IsControl) < 0 {
 		return s
@@ -45,19 +44,16 @@ func terminalText(s string) string {
 	return b.String()
 }
 
-// Escaped is s with every control character and byte that is not UTF-8
-// as its Go escape, for a name no reader checked put into a title.
+// Escaped is s with every control character and non-UTF-8 byte as its Go escape.
 func Escaped(s string) string { return terminalText(s) }
 
-// markdownReplacer escapes what would end a markdown cell, or read as
-// html, an escape or a link.
+// markdownReplacer escapes what would end a markdown cell or read as html or a link.
 var markdownReplacer = strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "](", `\](`)
 
 // markdownText is s as markdown text, escaped to read as written in a cell.
 func markdownText(s string) string { return markdownReplacer.Replace(terminalText(s)) }
 
-// tableTitle is a table's title, in bold for markdown, else wrapped to the
-// style's width, its lines escaped.
+// tableTitle is a table's title, bold in markdown, else wrapped to the width.
 func tableTitle(title string, st tableStyle) string {
 	escape := terminalText
 	if st.markdown {
@@ -78,8 +74,7 @@ func tableTitle(title string, st tableStyle) string {
 	return strings.Join(lines, "\n")
 }
 
-// writeTitled writes a table's title, the table t and a caption under it
-// ("" for none), in style st.
+// writeTitled writes a table's title, the table t and a caption ("" for none).
 func writeTitled(w io.Writer, st tableStyle, title string, t *table, caption string) error {
 	if _, err := fmt.Fprintln(w, tableTitle(title, st)); err != nil {
 		return err
@@ -91,8 +86,7 @@ func writeTitled(w io.Writer, st tableStyle, title string, t *table, caption str
 	return err
 }
 
-// tableCaption is a note under a table: in markdown a paragraph of its
-// own, else wrapped to the style's width.
+// tableCaption is a note under a table, its own paragraph or wrapped to the width.
 func tableCaption(text string, st tableStyle) string {
 	if st.markdown {
 		return "\n" + markdownText(text)

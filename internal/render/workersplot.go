@@ -19,15 +19,13 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// workersPanel is one panel of a worker fleet's plot: its title, y label
-// and lines, each a figure of a point.
+// workersPanel is one panel of a worker fleet's plot.
 type workersPanel struct {
 	title, y string
 	lines    []workersLine
 }
 
-// workersLine is one figure of a worker fleet's point, drawn in a colour
-// of its own in its panel, a dash pattern a run.
+// workersLine is one figure of a worker fleet's point, a colour a figure.
 type workersLine struct {
 	name string
 	get  func(fleetdata.WorkersPoint) float64
@@ -81,8 +79,7 @@ func workersPanels(r WorkersReport) []workersPanel {
 	return panels
 }
 
-// newWorkersFigure lays out PlotWorkers's panels, for -plot to draw whole
-// and the html page a picture a panel.
+// newWorkersFigure lays out PlotWorkers's panels.
 func newWorkersFigure(r WorkersReport) (stack, error) {
 	byRun := map[string][]fleetdata.WorkersPoint{}
 	var runs []string
@@ -123,8 +120,7 @@ func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.Wo
 		p.Add(w)
 		p.Legend.Add(fmt.Sprintf("%s, %s to %s s (the trigger)", w.what, human.Group(int64(w.from)), human.Group(int64(w.to))), w)
 	}
-	// curves[j][k] is figure j of run k over the window; nonzero[j] says
-	// whether it is anything but 0 in some run at some second.
+	// curves[j][k] is figure j of run k; nonzero[j] whether it is ever not 0.
 	curves := make([][]plotter.XYs, len(pn.lines))
 	nonzero := make([]bool, len(pn.lines))
 	var values []float64
@@ -212,8 +208,7 @@ func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.Wo
 	return p, true, nil
 }
 
-// runDashes is run k's dash pattern in a worker fleet's plot: solid, long
-// dashes, dots, then plotutil's patterns.
+// runDashes is run k's dash pattern: solid, long dashes, dots, then plotutil's.
 func runDashes(k int) []vg.Length {
 	switch k {
 	case 0:
@@ -226,8 +221,7 @@ func runDashes(k int) []vg.Length {
 	return plotutil.Dashes(k)
 }
 
-// spiky reports whether a panel's sorted values would be flattened by a
-// few of them on a linear axis (the top over ten times the 95th percentile).
+// spiky reports whether the top of sorted is over ten times its 95th percentile.
 func spiky(sorted []float64) bool {
 	top := sorted[len(sorted)-1]
 	return top > 0 && top > 10*sorted[(len(sorted)-1)*95/100]
@@ -241,8 +235,7 @@ func (t zeroLogTicks) Ticks(lo, hi float64) []plot.Tick {
 	return append([]plot.Tick{{Value: t.zero, Label: "0"}}, logTicks{}.Ticks(t.zero*10, hi)...)
 }
 
-// workersWindow is the time window PlotWorkers shows: around the outages
-// until every run is back to its state before them, or the whole run.
+// workersWindow is the time window PlotWorkers shows: the outages and their aftermath.
 func workersWindow(r WorkersReport, byRun map[string][]fleetdata.WorkersPoint, end float64) (lo, hi float64) {
 	from, to, ok := r.outages()
 	if !ok {
@@ -282,8 +275,7 @@ func workersWindow(r WorkersReport, byRun map[string][]fleetdata.WorkersPoint, e
 	return lo, hi
 }
 
-// triggers are the windows a worker fleet's plot shades: the outages' span,
-// then each distinct load spike, in run order.
+// triggers are the windows a worker fleet's plot shades: outages, then load spikes.
 func (r WorkersReport) triggers() []window {
 	var ws []window
 	if from, to, ok := r.outages(); ok {
@@ -300,8 +292,7 @@ func (r WorkersReport) triggers() []window {
 	return ws
 }
 
-// outages is the span of the runs' outages (fleet.Graph.OutageWindow),
-// from the first's start to the last's end; ok is false with none.
+// outages is the span of the runs' outages; ok is false with none.
 func (r WorkersReport) outages() (from, to float64, ok bool) {
 	from, to = math.Inf(1), math.Inf(-1)
 	for i := range r.Graphs {
@@ -312,8 +303,7 @@ func (r WorkersReport) outages() (from, to float64, ok bool) {
 	return from, to, ok
 }
 
-// window shades the seconds from to to across a panel, a worker fleet's
-// trigger.
+// window shades the seconds from to to across a panel.
 type window struct {
 	what     string
 	from, to float64
