@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -12,8 +11,6 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette"
-	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -137,12 +134,7 @@ func (r MapReport) html(w io.Writer) error {
 		t.rows = append(t.rows, pageRow{cells: cells})
 	}
 	p.tables = []pageTable{t}
-	var svg bytes.Buffer
-	if err := PlotMap(&svg, r, ".svg"); err != nil {
-		return err
-	}
-	p.figures = [][]byte{svg.Bytes()}
-	return writePage(w, p)
+	return writePageWith(w, p, func(w io.Writer) error { return PlotMap(w, r, ".svg") })
 }
 
 // mapPanelHeight and mapPlotWidth size each panel of the map's picture.
@@ -181,19 +173,11 @@ func PlotMap(w io.Writer, r MapReport, ext string) error {
 	})
 }
 
-// mapPalette is the share's colours: the sweep heat maps' palette, dark (0) to pale (1).
-func mapPalette() palette.ColorMap {
-	pal := moreland.ExtendedBlackBody()
-	pal.SetMin(0)
-	pal.SetMax(1 / 0.9)
-	return pal
-}
-
 // mapPanel is one policy and length's heat map.
 func mapPanel(m metastable.Map, cells []metastable.MapCell, title string) *plot.Plot {
 	cols, rows := len(m.Rates), len(m.Heights)
 	gr := grid{cols: cols, rows: rows, z: make([]float64, cols*rows)}
-	pal := mapPalette()
+	pal := heatPalette(colourScale{lo: 0, hi: 1}) // the share, 0 to 1
 	var labels plotter.XYLabels
 	share := func(r, c int) float64 { return cells[r*cols+c].Share().Value }
 	for r := range rows {

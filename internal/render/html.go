@@ -208,6 +208,16 @@ func writePage(w io.Writer, p page) error {
 	return err
 }
 
+// writePageWith writes p with the one picture draw writes.
+func writePageWith(w io.Writer, p page, draw func(io.Writer) error) error {
+	var svg bytes.Buffer
+	if err := draw(&svg); err != nil {
+		return err
+	}
+	p.figures = [][]byte{svg.Bytes()}
+	return writePage(w, p)
+}
+
 // writeSweepHTML writes s as one page: what ran, the pivot of s.Metric and its plot.
 func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	p := page{title: fmt.Sprintf("retrysim sweep: %s", s.Metric.Label)}
@@ -260,11 +270,7 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	p.tables = []pageTable{t}
 	switch len(s.Swept) {
 	case 1:
-		var svg bytes.Buffer
-		if err := PlotSweep(&svg, s, ".svg", opts); err != nil {
-			return err
-		}
-		p.figures = [][]byte{svg.Bytes()}
+		return writePageWith(w, p, func(w io.Writer) error { return PlotSweep(w, s, ".svg", opts) })
 	case 2:
 		figs, err := heatPanels(s, ".svg", opts.OwnScales)
 		if err != nil {
@@ -300,11 +306,7 @@ func (r FleetReport) html(w io.Writer) error {
 	p.tables = []pageTable{t}
 	switch {
 	case len(r.Spikes) > 0:
-		var svg bytes.Buffer
-		if err := PlotFleetSpikes(&svg, r.PlotTitle, r.Spikes, ".svg"); err != nil {
-			return err
-		}
-		p.figures = [][]byte{svg.Bytes()}
+		return writePageWith(w, p, func(w io.Writer) error { return PlotFleetSpikes(w, r.PlotTitle, r.Spikes, ".svg") })
 	case len(r.Runs) > 0:
 		figs, err := pageFigures(newFleetFigure(r.PlotTitle, r.Runs, r.Configs))
 		if err != nil {
@@ -486,12 +488,8 @@ func (t TotalsReport) html(w io.Writer) error {
 			func(r fleetdata.Totals) float64 { return float64(r.Calls) / float64(r.Requests) },
 			func(s fleetdata.RunRow) schema.Estimate { return s.Amplification }),
 	}
-	if len(t.Results) > 0 {
-		var svg bytes.Buffer
-		if err := PlotFleetTotals(&svg, t.PlotTitle, t.Results, t.ByClients, ".svg"); err != nil {
-			return err
-		}
-		p.figures = [][]byte{svg.Bytes()}
+	if len(t.Results) == 0 {
+		return writePage(w, p)
 	}
-	return writePage(w, p)
+	return writePageWith(w, p, func(w io.Writer) error { return PlotFleetTotals(w, t.PlotTitle, t.Results, t.ByClients, ".svg") })
 }
