@@ -63,7 +63,8 @@ func (c column[R]) cell(r R) string {
 	if c.text != nil {
 		return c.text(r)
 	}
-	return estimateText(c.est(r), c.style)
+	e := c.est(r)
+	return c.style.withInterval(e.Value, e.Lo, e.Hi)
 }
 
 // cells are r's row for people, in header's order.

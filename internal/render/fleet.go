@@ -181,11 +181,6 @@ func pointFields(p fleetdata.Point) []field {
 	return append([]field{{"run", p.Run}, {"t", int64(p.T)}}, seriesFields(fleetSeries, p)...)
 }
 
-// estimateText is a mean in the column's style, then its 95% interval if it has one.
-func estimateText(e schema.Estimate, s numberStyle) string {
-	return s.withInterval(e.Value, e.Lo, e.Hi)
-}
-
 // quartilesText is a recovery time's quartiles for people: "4 s [0, 12]", or "never".
 func quartilesText(q stats.Quartiles) string {
 	g := func(x float64) string {

@@ -52,9 +52,6 @@ func percentOf(part, whole int64) string {
 	return toFixed(float64(100*part)/float64(whole), 3) + "%"
 }
 
-// group writes n with thousands separators: 464233 as "464,233".
-func group(n int64) string { return human.Group(n) }
-
 // shortFloat prints a parameter for people: 0.5, 1, 7 (not 7.000000000000001).
 func shortFloat(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
 
@@ -77,7 +74,7 @@ func reportTitle(p stats.Params) string {
 		// The attempts are the strategy.Retry strategies'.
 		upTo += ", other strategies their own limits"
 	}
-	jobs := group(p.Jobs) + " " + p.Noun
+	jobs := human.Group(p.Jobs) + " " + p.Noun
 	if p.Jobs == 1 { // "1 sign-up": the noun is written in the plural
 		jobs = "1 " + strings.TrimSuffix(p.Noun, "s")
 	}

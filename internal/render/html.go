@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
@@ -358,7 +359,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 			field := "repeated_step_" + strconv.Itoa(i+1)
 			for k := range r.Rows {
 				n := r.Rows[k].RepeatedByStep[i]
-				cells = append(cells, num(group(n), k, field, float64(n)))
+				cells = append(cells, num(human.Group(n), k, field, float64(n)))
 			}
 			by.rows = append(by.rows, pageRow{cells: cells})
 		}
@@ -403,7 +404,7 @@ func writeCasesHTML(w io.Writer, c stats.Cases) error {
 		r := &c.Rows[i]
 		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(r.Case), prose(r.Store),
 			num(perJob.text(chargesPerJob(r)), i, "charges_per_job", chargesPerJob(r)),
-			num(group(r.LostWork), i, "lost_work", float64(r.LostWork)),
+			num(human.Group(r.LostWork), i, "lost_work", float64(r.LostWork)),
 			plain(perJob.text(float64(r.Deliveries) / float64(r.Jobs))), prose(r.Meaning)}})
 	}
 	return writePage(w, page{title: c.Title, tables: []pageTable{t}})

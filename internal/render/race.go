@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/raceresult"
 	"github.com/retrysim/retrysim/internal/stats"
 )
@@ -62,8 +63,8 @@ func writeRaceTable(w io.Writer, title string, rows []raceresult.Row, st tableSt
 	t.Header(header)
 	for _, r := range rows {
 		codes := fmt.Sprint(r.RefusedCodes)
-		cells := []string{r.Mode, group(r.Races), group(r.DoubleCharged), group(r.Lost), group(r.BusyRetries),
-			group(r.Refused) + " " + codes, group(r.Crashes), wallSeconds.text(r.WallSeconds)}
+		cells := []string{r.Mode, human.Group(r.Races), human.Group(r.DoubleCharged), human.Group(r.Lost), human.Group(r.BusyRetries),
+			human.Group(r.Refused) + " " + codes, human.Group(r.Crashes), wallSeconds.text(r.WallSeconds)}
 		if compare {
 			agree := "no"
 			if r.Agree() {

@@ -32,10 +32,10 @@ func reportColumns(r stats.Report) columns[*stats.Row] {
 		return column[*stats.Row]{header: header, key: key, value: func(row *stats.Row) float64 { return float64(x(row)) },
 			text: func(row *stats.Row) string {
 				if !r.ShowCI || rate == nil {
-					return group(x(row))
+					return human.Group(x(row))
 				}
 				e := rate(row)
-				return group(x(row)) + bounds(wholeCount, e.Lo*n(row), e.Hi*n(row))
+				return human.Group(x(row)) + bounds(wholeCount, e.Lo*n(row), e.Hi*n(row))
 			}}
 	}
 	// ratio is a column of a metric, written as the article does, and its interval in style.
@@ -120,15 +120,10 @@ func expectedCells(row *stats.Row, watched []stats.Watch) []string {
 		cells = append(cells, s.text(x)+" ("+zText(m, c, *row.Expected)+")")
 	}
 	for k, w := range watched[min(1, len(watched)):] {
-		m, e := watchedMetric(row, k+1, w)
+		m, e := reportjson.WatchedMetric(row, k+1, w)
 		cells = append(cells, expectedCount.text(m.Expected(e)*n)+" ("+zText(m, c, e)+")")
 	}
 	return cells
-}
-
-// watchedMetric is the duplicate_rate metric of the k-th watched step w.
-func watchedMetric(row *stats.Row, k int, w stats.Watch) (stats.Metric, stats.Expected) {
-	return reportjson.WatchedMetric(row, k, w)
 }
 
 func zText(m stats.Metric, c *stats.Counters, e stats.Expected) string {
@@ -209,7 +204,7 @@ func writeByStep(w io.Writer, r stats.Report, st tableStyle) error {
 	for i, name := range r.Delivery.StepNames {
 		cells := []string{name}
 		for j := range r.Rows {
-			cells = append(cells, group(r.Rows[j].RepeatedByStep[i]))
+			cells = append(cells, human.Group(r.Rows[j].RepeatedByStep[i]))
 		}
 		t.Append(cells)
 	}
