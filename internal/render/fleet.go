@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -218,13 +217,7 @@ func fleetCaption(rows []fleetdata.RunRow) string {
 }
 
 // CheckSeriesPath refuses a file name a kind's series cannot be written as.
-func CheckSeriesPath(path string) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv", ".json":
-		return nil
-	}
-	return fmt.Errorf("%q: want a file name ending in .csv or .json", path)
-}
+func CheckSeriesPath(path string) error { return checkExt(path, ".csv", ".json") }
 
 // PlotFleet draws each run's series in a panel of its own, on one time axis and y scale.
 func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet.Config, ext string) error {

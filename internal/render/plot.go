@@ -27,12 +27,14 @@ import (
 )
 
 // CheckPlotPath refuses a file name whose extension PlotSweep cannot write.
-func CheckPlotPath(path string) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg":
+func CheckPlotPath(path string) error { return checkExt(path, ".png", ".svg") }
+
+// checkExt refuses a file name that ends in neither of a and b.
+func checkExt(path, a, b string) error {
+	if ext := strings.ToLower(filepath.Ext(path)); ext == a || ext == b {
 		return nil
 	}
-	return fmt.Errorf("%q: want a file name ending in .png or .svg", path)
+	return fmt.Errorf("%q: want a file name ending in %s or %s", path, a, b)
 }
 
 // Scale is how a plot maps values to an axis or to colours.
