@@ -203,7 +203,6 @@ const recoveryCaption = "Recovered: replicates judged whose goodput came back fo
 func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
-// table writes the title, a row a run and the recovery caption where needed.
 func (r FleetReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, fleetColumns, r.Rows, fleetCaption(r.Rows))
 }

@@ -107,12 +107,10 @@ func cellPolicy(m metastable.Map, i int) string {
 	return m.Policies[i/per].Name
 }
 
-// table writes the map as a table, a row a cell, with its caption under it.
 func (r MapReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, mapColumns, r.mapRows(), mapCaption)
 }
 
-// csv writes a row a cell.
 func (r MapReport) csv(w io.Writer) error {
 	return writeFields(w, columnsFields(mapColumns, r.mapRows()))
 }

@@ -76,7 +76,6 @@ func graphPointFields(p fleetdata.GraphPoint) []field {
 	return append([]field{{"run", p.Run}, {"service", p.Service}, {"t", int64(p.T)}}, seriesFields(graphSeries, p)...)
 }
 
-// csv writes a row a run a service, then what ran them.
 func (r GraphReport) csv(w io.Writer) error {
 	return writeFields(w, ranBy(columnsFields(graphColumns, r.Rows), r.Seed, r.Scenario))
 }
@@ -203,7 +202,6 @@ const graphCaption = "A row a run and service (depth: its shortest distance from
 	"every service); succeeded: the share of its requests that succeeded; rejected and duplicates: at the service " +
 	"(end to end: at every service); in progress: the time average of the calls at the service over the run's duration."
 
-// table writes the title, a row a run and service, and the caption.
 func (r GraphReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, graphColumns, r.Rows, graphCaption)
 }

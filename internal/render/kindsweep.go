@@ -85,17 +85,14 @@ func lift[R any](c column[R]) column[sweepRow[R]] {
 	return out
 }
 
-// table writes the title, a row a point and kind's row, and the caption.
 func (s kindSweep[R]) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, s.Title, s.cs, s.rows, s.caption)
 }
 
-// csv writes a row a point and kind's row, then what ran it.
 func (s kindSweep[R]) csv(w io.Writer) error {
 	return writeFields(w, ranBy(columnsFields(s.cs, s.rows), s.Seed, s.Scenario))
 }
 
-// json writes the title, what ran the sweep and its rows.
 func (s kindSweep[R]) json(w io.Writer) error {
 	return kindDoc{Title: s.Title, Replicates: s.Replicates, Seed: s.Seed, Scenario: s.Scenario}.write(w, columnsFields(s.cs, s.rows))
 }

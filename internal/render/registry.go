@@ -52,7 +52,9 @@ type Renderer struct {
 	runs func(Runs, io.Writer) error
 }
 
-// Runs is a kind's runs as every format writes them.
+// Runs is a kind's runs as every format writes them: each method writes
+// the title (html: the page), the kind's rows over its columns, and its
+// caption or, in json, what ran the runs and their series.
 type Runs interface {
 	table(w io.Writer, st tableStyle) error
 	csv(w io.Writer) error

@@ -130,7 +130,6 @@ func (r WorkersReport) runDeps(run string) []string {
 	return deps
 }
 
-// csv writes a row a run, then what ran it.
 func (r WorkersReport) csv(w io.Writer) error {
 	return writeFields(w, ranBy(columnsFields(workersColumns, r.Rows), r.Seed, r.Scenario))
 }
@@ -153,7 +152,6 @@ func (r WorkersReport) json(w io.Writer) error {
 	}, r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) })
 }
 
-// table writes the title, a row a run and the drain's caption.
 func (r WorkersReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, workersColumns, r.Rows, drainCaption)
 }
