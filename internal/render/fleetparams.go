@@ -188,6 +188,14 @@ func runParams(model, source string, replicates int, seed uint64) []string {
 	return ps
 }
 
+// replicatesNoted is replicatesText(n), then note in brackets when n > 1.
+func replicatesNoted(n int, note string) string {
+	if n > 1 {
+		return replicatesText(n) + " (" + note + ")"
+	}
+	return replicatesText(n)
+}
+
 // replicatesText is "n replicates", "1 replicate" for one.
 func replicatesText(n int) string { return human.Count(int64(n), "replicate") }
 

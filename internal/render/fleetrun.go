@@ -52,10 +52,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		for i, res := range run.Results {
 			rows[i] = fleetrun.Totals(res)
 		}
-		reps := replicatesText(run.Replicates)
-		if run.Replicates > 1 {
-			reps += " (counts summed over them)"
-		}
+		reps := replicatesNoted(run.Replicates, "counts summed over them")
 		title := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what)
 		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
 		rep := TotalsReport{Title: title, Rows: rows, ByClients: p.ByClients, Params: params, Results: run.Results, PlotTitle: plotTitle,
@@ -64,10 +61,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 			return PlotFleetTotals(w, plotTitle, run.Results, p.ByClients, ext)
 		})
 	}
-	reps := replicatesText(run.Replicates)
-	if run.Replicates > 1 {
-		reps += " ([lo, hi]: 95% intervals over them)"
-	}
+	reps := replicatesNoted(run.Replicates, "[lo, hi]: 95% intervals over them")
 	rep := FleetReport{
 		Title:      fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what),
 		Params:     params,

@@ -329,10 +329,7 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 		rep.Series = append(rep.Series, fleetrun.GraphSeries(res)...)
 		secs = max(secs, res.Graph.Duration)
 	}
-	reps := replicatesText(run.Replicates)
-	if run.Replicates > 1 {
-		reps += " ([lo, hi]: 95% intervals over them)"
-	}
+	reps := replicatesNoted(run.Replicates, "[lo, hi]: 95% intervals over them")
 	rep.Title = fmt.Sprintf("retrysim graph: %s, %s, %s, seed %d", what, human.Duration(secs), reps, run.Seed)
 	rep.PlotTitle = fmt.Sprintf("retrysim graph: %s, %s, means of %s, seed %d", what, human.Duration(secs), replicatesText(run.Replicates), run.Seed)
 	rep.Params = runParams(what, run.Preset.Source, run.Replicates, run.Seed)
