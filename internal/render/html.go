@@ -13,7 +13,6 @@ import (
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
-	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -330,14 +329,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 	for k := range r.Rows {
 		row := &r.Rows[k] // by index: a Row's counters are 89 KB
 		t.rows = append(t.rows, pageRow{cells: cs.pageCells(row, k)})
-		var extra [][]string
-		if len(row.Replicates) > 1 {
-			extra = append(extra, spreadCells(row))
-		}
-		if row.Expected != nil {
-			extra = append(extra, expectedCells(row, reportjson.Watched(r)))
-		}
-		for _, x := range extra {
+		for _, x := range subRows(row, r) {
 			cells := []pageCell{prose(x[0])}
 			for _, text := range x[1:] {
 				cells = append(cells, plain(text))

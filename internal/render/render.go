@@ -134,6 +134,18 @@ func zText(m stats.Metric, c *stats.Counters, e stats.Expected) string {
 	return "z " + zScore.text(zs)
 }
 
+// subRows are the lines under row: its replicates' spread and its closed forms, when it has them.
+func subRows(row *stats.Row, r stats.Report) [][]string {
+	var rows [][]string
+	if len(row.Replicates) > 1 {
+		rows = append(rows, spreadCells(row))
+	}
+	if row.Expected != nil {
+		rows = append(rows, expectedCells(row, reportjson.Watched(r)))
+	}
+	return rows
+}
+
 // spreadCells are the replicates' mean of each metric with its 95% interval.
 func spreadCells(row *stats.Row) []string {
 	n := float64(row.Jobs) / float64(len(row.Replicates))
@@ -161,14 +173,7 @@ func writeTable(w io.Writer, r stats.Report, st tableStyle) error {
 	t.Header(header)
 	for i := range r.Rows {
 		row := &r.Rows[i] // by index: a Row's counters are 89 KB
-		rows := [][]string{cs.cells(row)}
-		if len(row.Replicates) > 1 {
-			rows = append(rows, spreadCells(row))
-		}
-		if row.Expected != nil {
-			rows = append(rows, expectedCells(row, reportjson.Watched(r)))
-		}
-		for _, cells := range rows {
+		for _, cells := range append([][]string{cs.cells(row)}, subRows(row, r)...) {
 			for len(cells) < len(header) {
 				cells = append(cells, "")
 			}
