@@ -94,15 +94,10 @@ func settingsObject(settings []field) []field {
 	return f
 }
 
-// fleetGroups are the settings that start a group of describeSettings' line.
+// fleetGroups are the settings that start a group of describeSome's line.
 var fleetGroups = map[string]bool{"outage": true, "server": true, "net": true, "clients": true, "policy": true, "hedges": true}
 
-// describeSettings is settings for people on one line, a "; " between groups.
-func describeSettings(settings []field) string {
-	return describeSome(settings, func(field) bool { return true })
-}
-
-// describeSome is describeSettings of the settings keep accepts.
+// describeSome is the settings keep accepts for people on one line, a "; " between groups.
 func describeSome(settings []field, keep func(field) bool) string {
 	var b strings.Builder
 	group, last := 0, -1
@@ -126,7 +121,7 @@ func describeSome(settings []field, keep func(field) bool) string {
 	return b.String()
 }
 
-// wrapSettings breaks describeSettings' line after a "; " or ", " to width columns.
+// wrapSettings breaks describeSome's line after a "; " or ", " to width columns.
 func wrapSettings(line string, width int) string {
 	var items []string // each with the separator that ends it
 	for len(line) > 0 {
@@ -159,7 +154,7 @@ func splitSettings(cfgs []fleet.Config) (common string, own []string) {
 		all[i] = fleetSettings(c)
 	}
 	if len(all) == 1 {
-		return "", []string{describeSettings(all[0])}
+		return "", []string{describeSome(all[0], func(field) bool { return true })}
 	}
 	shared := func(s field) bool {
 		for _, other := range all {

@@ -40,7 +40,8 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	// what follows the title's seed: the scenario file, and one run's settings.
 	what := scen
 	if p.Runs == nil && len(run.Configs) == 1 {
-		what += "; " + describeSettings(fleetSettings(run.Configs[0]))
+		_, own := splitSettings(run.Configs)
+		what += "; " + own[0]
 	}
 	names := make([]string, len(run.Configs))
 	for i, c := range run.Configs {
