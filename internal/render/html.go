@@ -242,13 +242,13 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	} else {
 		unit = "percent"
 	}
-	t := pageTable{
-		heading: fmt.Sprintf("%s, 95%% intervals", s.Metric.Label),
-		howTo: fmt.Sprintf("A row is one grid point, a column one strategy. A cell is the %s in %s, then its 95%% interval "+
-			"[low, high]: where two strategies' intervals do not overlap, the difference is not chance. Every point "+
-			"uses seed %d, so a row equals a single run at that point.", strings.ToLower(s.Metric.Label), unit, s.Seed),
-		header: append(slices.Clone(swept), s.Strategies...),
+	t := pageTable{heading: s.Metric.Label, header: append(slices.Clone(swept), s.Strategies...),
+		howTo: "A row is one grid point, a column one strategy. A cell is the " + strings.ToLower(s.Metric.Label) + " in " + unit}
+	if hasInterval(s.Metric) {
+		t.heading += ", 95% intervals"
+		t.howTo += ", then its 95% interval [low, high]: where two strategies' intervals do not overlap, the difference is not chance"
 	}
+	t.howTo += fmt.Sprintf(". Every point uses seed %d, so a row equals a single run at that point.", s.Seed)
 	per, sr := len(s.Strategies), new(stats.Row)
 	for i := 0; i < len(s.Rows); i += per {
 		var row []pageCell
@@ -261,11 +261,6 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 			row = append(row, num(metricText(s.Metric, e, true), i+k, s.Metric.Name, e.Value))
 		}
 		t.rows = append(t.rows, pageRow{cells: row})
-	}
-	if !hasInterval(s.Metric) {
-		t.heading = s.Metric.Label
-		t.howTo = fmt.Sprintf("A row is one grid point, a column one strategy. A cell is the %s in %s. Every point "+
-			"uses seed %d, so a row equals a single run at that point.", strings.ToLower(s.Metric.Label), unit, s.Seed)
 	}
 	p.tables = []pageTable{t}
 	switch len(s.Swept) {
