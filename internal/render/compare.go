@@ -121,19 +121,14 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 	return compareStack(11*vg.Centimeter, top, bottom).encode(w, ext, 0, 2)
 }
 
-// PlotFleetSpikes draws a preset that compares policies over spike heights
-// (fleet.Preset.Spikes): each policy's recovery (Kaplan-Meier median and
-// quartiles) and duplicates against the spike's height.
-func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) error {
-	return encodeWhole(w, ext)(newSpikeFigure(title, res))
-}
-
 // never is where a recovery panel puts its runs that never recovered: at top.
 type never struct {
 	top float64
 	at  [][]float64 // x values a curve
 }
 
+// newSpikeFigure draws a spikes preset (fleet.Preset.Spikes): each policy's
+// recovery (Kaplan-Meier median and quartiles) and duplicates against the spike's height.
 func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 	if len(res) == 0 {
 		return stack{}, fmt.Errorf("nothing to plot")

@@ -32,7 +32,7 @@ type FleetReport struct {
 	Runs      [][]fleetdata.Point
 	Configs   []fleet.Config
 	PlotTitle string
-	// Spikes, when not empty, are a spikes preset's runs, drawn as PlotFleetSpikes does.
+	// Spikes, when not empty, are a spikes preset's runs, drawn as newSpikeFigure does.
 	Spikes []fleet.Result
 	// RunConfigs are Rows' runs, whose settings json and csv echo.
 	RunConfigs []fleet.Config

@@ -82,7 +82,9 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	draw := func(w io.Writer, ext string) error { return PlotFleet(w, rep.PlotTitle, rep.Runs, rep.Configs, ext) }
 	if p.Spikes { // one picture of the runs against the spike's height, as -plot draws them
 		rep.Runs, rep.Configs, rep.Spikes = nil, nil, run.Results
-		draw = func(w io.Writer, ext string) error { return PlotFleetSpikes(w, rep.PlotTitle, run.Results, ext) }
+		draw = func(w io.Writer, ext string) error {
+			return encodeWhole(w, ext)(newSpikeFigure(rep.PlotTitle, run.Results))
+		}
 	}
 	return r.Outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, pointFields, ext) }, plotExt, draw)
 }

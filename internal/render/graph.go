@@ -232,14 +232,10 @@ func (r GraphReport) html(w io.Writer) error {
 	return writePage(w, p)
 }
 
-// PlotGraph draws a panel a service: each run's calls and successes a second.
-func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleetdata.GraphPoint, ext string) error {
-	return encodeWhole(w, ext)(newGraphFigure(title, graphs, series))
-}
-
 // graphPanelHeight is the height of one service's panel.
 const graphPanelHeight = 6 * vg.Centimeter
 
+// newGraphFigure draws a panel a service: each run's calls and successes a second.
 func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.GraphPoint) (stack, error) {
 	if len(graphs) == 0 {
 		return stack{}, fmt.Errorf("nothing to plot")
@@ -337,7 +333,9 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 		rep.Params = append(rep.Params, g.Name+": "+describeGraph(g))
 	}
 	return r.Outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, graphPointFields, ext) },
-		plotExt, func(w io.Writer, ext string) error { return PlotGraph(w, rep.PlotTitle, rep.Graphs, rep.Series, ext) })
+		plotExt, func(w io.Writer, ext string) error {
+			return encodeWhole(w, ext)(newGraphFigure(rep.PlotTitle, rep.Graphs, rep.Series))
+		})
 }
 
 // describeGraph is g's calls on one line: "-> a 3 tries; a -> b 3 tries, finagle-budget".

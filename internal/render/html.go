@@ -301,7 +301,7 @@ func (r FleetReport) html(w io.Writer) error {
 	p.tables = []pageTable{t}
 	switch {
 	case len(r.Spikes) > 0:
-		return writePageWith(w, p, func(w io.Writer) error { return PlotFleetSpikes(w, r.PlotTitle, r.Spikes, ".svg") })
+		return writePageWith(w, p, func(w io.Writer) error { return encodeWhole(w, ".svg")(newSpikeFigure(r.PlotTitle, r.Spikes)) })
 	case len(r.Runs) > 0:
 		figs, err := pageFigures(newFleetFigure(r.PlotTitle, r.Runs, r.Configs))
 		if err != nil {
