@@ -350,7 +350,7 @@ func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// timeStep is the least of 1, 2, 5, 10, 20, 30, 60 s and on that gives span at most ten labels.
+// timeStep is the least of 1, 2, 5, 10, 20, 30, 60 s and on that labels a span at most ten times.
 func timeStep(span float64) float64 {
 	steps := []float64{1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600}
 	for _, s := range steps {

@@ -40,7 +40,7 @@ type pageRow struct {
 	sub   bool
 }
 
-// pageCell is one cell.
+// pageCell is one cell: prose wraps; value is json row row's figure under field ("a/b": a over b).
 type pageCell struct {
 	text  string
 	prose bool
