@@ -12,10 +12,7 @@
 //	...
 //	err = r.Report(os.Stdout)
 //
-// The bytes are the command's for the same run: json written here equals
-// the command's json byte for byte. csv and json print numbers raw, every
-// counter and every metric with its 95% interval; the table formats and
-// html format them for people.
+// The bytes are the command's for the same run, byte for byte.
 package report
 
 import (
@@ -72,9 +69,7 @@ type Options struct {
 	// delivery model).
 	Expect bool
 	// LogY draws a sweep's line plot (one swept parameter) on a log y axis;
-	// by default the axis is logarithmic when its values span more than two
-	// decades. A sweep's heat maps (two swept parameters) share one colour
-	// scale, so that a colour is the same value in every panel.
+	// by default it is logarithmic when its values span more than two decades.
 	LogY bool
 }
 
@@ -95,8 +90,7 @@ func image(f Format) string {
 }
 
 // NewReport returns the Reporter of rep, a run's or a merge's report, in
-// opts.Format. It refuses a format it does not know and expectations asked
-// of a run of the delivery model.
+// opts.Format; Expect is refused for the delivery model.
 func NewReport(rep retrysim.Report, opts Options) (Reporter, error) {
 	r, err := renderer(render.ReportDoc, opts.Format)
 	if err != nil {
@@ -121,13 +115,9 @@ func whole(write func(io.Writer) error) Reporter {
 	}
 }
 
-// NewSweep returns the Reporter of res, a sweep's result (retrysim.RunSweep),
-// in opts.Format. The table formats pivot the sweep's metric
-// (retrysim.Sweep.Metric); csv and json carry a row a point and strategy,
-// every metric of it. PNG and SVG draw its metric against the swept
-// parameter, a line with 95% error bars a strategy, when one parameter is
-// swept, and a heat map a strategy when two are: they refuse a sweep of
-// more parameters or none.
+// NewSweep returns the Reporter of res, a sweep's result, in opts.Format:
+// the table formats pivot retrysim.Sweep.Metric, csv and json carry a row a
+// point and strategy, PNG and SVG need one or two swept parameters.
 func NewSweep(res retrysim.SweepResult, opts Options) (Reporter, error) {
 	s := jobapi.SweepStats(res)
 	s.CI = opts.Intervals
@@ -153,10 +143,7 @@ func NewSweep(res retrysim.SweepResult, opts Options) (Reporter, error) {
 }
 
 // NewFleet returns the Reporter of a fleet run in opts.Format: results are
-// fleet.Run's, run the fleet.Options it had. The document has a row a run
-// with its 95% intervals over the replicates (json also holds every run's
-// series, a point a second; html draws them); PNG and SVG draw each run's
-// series in a panel.
+// fleet.Run's, run the fleet.Options it had.
 func NewFleet(results []fleet.Result, run fleet.Options, opts Options) (Reporter, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("NewFleet: no results")

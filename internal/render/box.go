@@ -7,8 +7,7 @@ import (
 	"github.com/clipperhouse/displaywidth"
 )
 
-// alignment is where a column's cells sit in its width: left (text, the zero
-// value) or right (numbers).
+// alignment is where a column's cells sit: left (text, the zero value) or right (numbers).
 type alignment int
 
 const (
@@ -16,8 +15,7 @@ const (
 	alignRight
 )
 
-// narrowRunes measures runes as a terminal outside East Asia shows them, in
-// every locale, so that a table's bytes never depend on the environment.
+// narrowRunes measures runes as a terminal outside East Asia does, whatever the locale.
 var narrowRunes = displaywidth.Options{EastAsianWidth: false}
 
 // textWidth is the columns s takes on a terminal: its runes' widths summed.
@@ -29,12 +27,7 @@ func textWidth(s string) int {
 	return n
 }
 
-// writeBox writes a table of escaped cells in a box of light lines, or as
-// markdown (pipes, a rule under the header marking each column's
-// alignment, every column at least 3 wide), in the bytes tablewriter v1's
-// default and markdown renderers wrote: a space either side of a cell, each
-// cell trimmed of spaces and on as many lines as its "\n" make, the header
-// left and each other row's cells as aligns says (left past its end).
+// writeBox writes escaped cells as tablewriter v1's box or markdown renderer wrote them.
 func writeBox(w io.Writer, markdown bool, header []string, rows [][]string, aligns []alignment) error {
 	cols := len(header)
 	for _, r := range rows {

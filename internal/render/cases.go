@@ -3,6 +3,7 @@ package render
 import (
 	"io"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
@@ -13,7 +14,7 @@ func writeCasesTable(w io.Writer, c stats.Cases, st tableStyle) error {
 	t.Header(casesHeader)
 	for i := range c.Rows { // by index: a CaseRow's counters are 89 KB
 		r := &c.Rows[i]
-		t.Append([]string{r.Case, r.Store, perJob.text(chargesPerJob(r)), group(r.LostWork),
+		t.Append([]string{r.Case, r.Store, perJob.text(chargesPerJob(r)), human.Group(r.LostWork),
 			perJob.text(float64(r.Deliveries) / float64(r.Jobs)), r.Meaning})
 	}
 	return writeTitled(w, st, c.Title, t, "")
@@ -36,6 +37,5 @@ func casesFields(c stats.Cases) [][]field {
 	return all
 }
 
-// chargesPerJob is the mean side effects of r's jobs (the check's job has
-// one step).
+// chargesPerJob is the mean side effects of r's jobs (the check's job has one step).
 func chargesPerJob(r *stats.CaseRow) float64 { return float64(r.SideEffects) / float64(r.Jobs) }

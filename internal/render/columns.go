@@ -9,35 +9,27 @@ import (
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/schema"
 )
 
-// column is one column of a kind's rows, declared once: the table,
-// markdown, csv, json and html writers and the glossary are written over a
-// kind's columns, so a new column is one declaration.
+// column is one column of a kind's rows, declared once for every format and the glossary.
 type column[R any] struct {
-	// header heads the column in the formats for people (table, markdown,
-	// html) and is its glossary term; "" for figures only csv and json
-	// write.
+	// header heads the column for people, its glossary term; "" for csv and json only.
 	header string
-	// key names the column's figure in csv and json, and its data-field in
-	// html; "" for a column only people read.
+	// key names the figure in csv, json and html's data-field; "" for people only.
 	key string
-	// est is the column's figure, a mean with its interval: csv and json
-	// write it as key, key_lo and key_hi, people read it in style.
+	// est is the column's figure: csv and json write key, key_lo, key_hi; people read style.
 	est   func(R) schema.Estimate
 	style numberStyle
-	// text, when set, is the column's cell for people instead: a label's
-	// name (label: read as prose, left-aligned), or a cell that no one
-	// figure of json holds as it is shown, unless value gives the figure.
+	// text, when set, is the column's cell for people instead: a label
+	// (read as prose), or a cell no one json figure holds unless value does.
 	text  func(R) string
 	label bool
 	value func(R) float64
-	// fields, when set, are what csv and json write of the column instead
-	// of est, or of a label's text under key.
+	// fields, when set, are what csv and json write instead of est or a label's text.
 	fields func(R) []field
-	// gloss is the glossary's entry for header, for a column the
-	// glossary's source (glossary.md) has none for.
+	// gloss is header's glossary entry where glossary.md has none.
 	gloss string
 }
 
@@ -71,7 +63,8 @@ func (c column[R]) cell(r R) string {
 	if c.text != nil {
 		return c.text(r)
 	}
-	return estimateText(c.est(r), c.style)
+	e := c.est(r)
+	return c.style.withInterval(e.Value, e.Lo, e.Hi)
 }
 
 // cells are r's row for people, in header's order.
@@ -85,8 +78,7 @@ func (cs columns[R]) cells(r R) []string {
 	return out
 }
 
-// fields flattens r for csv and json: each figure with its interval as
-// key, key_lo, key_hi (null when undefined).
+// fields flattens r for csv and json, each figure as key, key_lo, key_hi (null when undefined).
 func (cs columns[R]) fields(r R) []field {
 	var f []field
 	for _, c := range cs {
@@ -103,8 +95,7 @@ func (cs columns[R]) fields(r R) []field {
 	return f
 }
 
-// pageCells are r's row for people as html cells, json row i's: a label
-// as prose, a figure with the value json holds, any other cell plain.
+// pageCells are r's row for people as html cells of json row i.
 func (cs columns[R]) pageCells(r R, i int) []pageCell {
 	var out []pageCell
 	for _, c := range cs {
@@ -134,8 +125,7 @@ func (cs columns[R]) glosses() []glossaryEntry {
 	return out
 }
 
-// writeColumnsTable writes a title, a row of cs's cells for each of rows,
-// and the caption ("" for none), in style st.
+// writeColumnsTable writes a title, a row of cs's cells for each of rows, and the caption.
 func writeColumnsTable[R any](w io.Writer, st tableStyle, title string, cs columns[R], rows []R, caption string) error {
 	t := newTable(w, st, numberColumns(len(cs.header()), cs.labels()), cs.labels())
 	t.Header(cs.header())
@@ -154,14 +144,12 @@ func columnsFields[R any](cs columns[R], rows []R) [][]field {
 	return out
 }
 
-// estimateColumn is the column of the figure of figs keyed key, with its
-// header and style for people.
+// estimateColumn is the column of the figure of figs keyed key.
 func estimateColumn[R any](header, key string, style numberStyle, figs []fleetdata.Figure[R, schema.Estimate]) column[R] {
 	return column[R]{header: header, key: key, style: style, est: figureOf(figs, key)}
 }
 
-// figureOf is the figure of figs keyed key, read from a row; a key figs do
-// not have is a mistake in a declaration, which panics as the package loads.
+// figureOf is the figure of figs keyed key; a key figs lack panics as the package loads.
 func figureOf[R, V any](figs []fleetdata.Figure[R, V], key string) func(R) V {
 	f, ok := fleetdata.Lookup(figs, key)
 	if !ok {
@@ -178,9 +166,7 @@ func labelColumn[R any](header, key string, text func(R) string) column[R] {
 // rawColumn is figures only csv and json write.
 func rawColumn[R any](fields func(R) []field) column[R] { return column[R]{fields: fields} }
 
-// quantilesColumn is three estimates (p50, p95, p99 of latency or
-// completion) as key_p50, key_p95, key_p99 and, for people, one column
-// "a / b / c s" of their means.
+// quantilesColumn is three estimates as key_p50, key_p95, key_p99, one column for people.
 func quantilesColumn[R any](header, key string, figs []fleetdata.Figure[R, schema.Estimate]) column[R] {
 	p50, p95, p99 := figureOf(figs, key+"_p50"), figureOf(figs, key+"_p95"), figureOf(figs, key+"_p99")
 	q := func(r R) [3]schema.Estimate { return [3]schema.Estimate{p50(r), p95(r), p99(r)} }
@@ -200,8 +186,7 @@ func shareText(sh schema.Estimate) string {
 	return fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
 }
 
-// seriesColumn is a figure of a kind's series, a value a point (a run's
-// second): its key in csv and json and, where a plot draws it, its legend.
+// seriesColumn is a figure of a kind's series: its csv and json key and its plot legend.
 type seriesColumn[P any] struct {
 	key, legend string
 	get         func(P) float64
@@ -216,8 +201,7 @@ func seriesFields[P any](cs []seriesColumn[P], p P) []field {
 	return f
 }
 
-// figureSeries is the series column of the figure of figs keyed key, drawn
-// under legend ("" for none).
+// figureSeries is the series column of the figure of figs keyed key, drawn under legend.
 func figureSeries[P any](key, legend string, figs []fleetdata.Figure[P, float64]) seriesColumn[P] {
 	return seriesColumn[P]{key, legend, figureOf(figs, key)}
 }
@@ -227,11 +211,7 @@ func seriesColumnOf[P any](cs []seriesColumn[P], key string) seriesColumn[P] {
 	return cs[slices.IndexFunc(cs, func(c seriesColumn[P]) bool { return c.key == key })]
 }
 
-// kindDoc is a json document of a kind's runs, in its order: the title,
-// what ran the runs (the scenario file, if any), a caption of the rows'
-// figures (recovery or drain, when they need one), the runs' settings
-// (graphs), the rows, the services' rows (workers) and the series (none
-// where Series is nil).
+// kindDoc is a json document of a kind's runs (Series nil: no series).
 type kindDoc struct {
 	Title      string             `json:"title"`
 	Replicates int                `json:"replicates"`
@@ -251,11 +231,10 @@ func (d kindDoc) write(w io.Writer, rows [][]field) error {
 	if d.Rows, err = objects(rows, func(f []field) []field { return f }); err != nil {
 		return err
 	}
-	return writeIndented(w, d)
+	return reportjson.WriteIndented(w, d)
 }
 
-// writeRuns writes d with rows, each followed by more's fields of its
-// index (more nil: none), and the series pts, a point's fields each.
+// writeRuns writes d with rows, each followed by more(i)'s fields, and the series pts.
 func writeRuns[P any](w io.Writer, d kindDoc, rows [][]field, more func(int) ([]field, error), pts []P, fields func(P) []field) error {
 	for i := range rows {
 		if more != nil {
@@ -287,5 +266,5 @@ func writeSeries[P any](w io.Writer, pts []P, fields func(P) []field, ext string
 	if err != nil {
 		return err
 	}
-	return writeIndented(w, objs)
+	return reportjson.WriteIndented(w, objs)
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -25,11 +24,7 @@ type curve struct {
 	series
 }
 
-// comparePanel draws curves against x, a line, markers and 95% error bars
-// each, with the conventions of the sweep plots: values in unit, a log y
-// axis when the values span more than two decades, and curves with the
-// same numbers drawn widest first. Its legend is p.Legend, for a stack to
-// draw beside it.
+// comparePanel draws curves against x with 95% error bars, as the sweep plots do.
 func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plot, error) {
 	var values []float64
 	for _, c := range curves {
@@ -61,50 +56,7 @@ func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plo
 	p.Y.Label.Text = yLabel
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Add(plotter.NewGrid())
-	for k, c := range curves {
-		same, later := -1, 0
-		for j := range k {
-			if curves[j].series.equal(c.series) && same < 0 {
-				same = j
-			}
-		}
-		for j := k + 1; j < len(curves); j++ {
-			if curves[j].series.equal(c.series) {
-				later++
-			}
-		}
-		var pts errorPoints
-		for i, v := range c.vs {
-			if math.IsNaN(v) || logY && v <= 0 {
-				continue
-			}
-			lo, hi := c.los[i], c.his[i]
-			if math.IsNaN(lo) || math.IsNaN(hi) {
-				lo, hi = v, v // one replicate: no interval
-			}
-			if logY {
-				lo = math.Max(lo, floor)
-			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: c.xs[i], Y: v})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
-		}
-		label := c.label
-		if same >= 0 {
-			label += " (same as " + curves[same].label + ")"
-		}
-		if len(pts.XYs) == 0 {
-			p.Legend.Add(label+": nothing to draw", blank{})
-			continue
-		}
-		if err := addSeries(p, pts, k, later, 2.5, label); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.label, err)
-		}
-	}
-	if logY {
-		p.Y.Min = floor
-		p.Y.Max = math.Max(p.Y.Max, floor*10)
-	}
-	return p, nil
+	return p, addCurves(p, curves, logY, floor, 2.5, "nothing to draw")
 }
 
 // compareStack stacks panels, each height tall, their legends to their right.
@@ -118,20 +70,13 @@ func compareStack(height vg.Length, panels ...*plot.Plot) stack {
 }
 
 // PlotFleetTotals draws a preset that compares client policies over failure
-// rates (fleet.Preset.Totals), as the figure of Brooker's "Fixing retries"
-// post: the share of requests that succeeded, and the server calls a request
-// (amplification), against the server's failure rate, a line per policy
-// (and client count, when the preset varies it) with 95% Student t intervals
-// over the replicates (none with one replicate, as the subtitle says).
-// The subtitle names what the runs hold fixed. The failure rate axis is
-// linear: on a log axis the rates below 0.05, where no policy binds, took
-// most of the width.
+// rates (fleet.Preset.Totals): success and calls a request against the
+// failure rate, a line a policy, with 95% intervals over the replicates.
 func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bool, ext string) error {
 	if len(res) == 0 {
 		return fmt.Errorf("nothing to plot")
 	}
 	c := res[0].Config
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	clients := fmt.Sprintf("%d clients", c.Client.Clients)
 	if byClients {
 		clients = "clients"
@@ -176,27 +121,14 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 	return compareStack(11*vg.Centimeter, top, bottom).encode(w, ext, 0, 2)
 }
 
-// PlotFleetSpikes draws a preset that compares policies over spike heights
-// (fleet.Preset.Spikes), runs named "policy keys none|same peak H": how long
-// after the spike each policy's goodput is back (fleet.Result.RecoveryCurve),
-// without keys and with the request's key on every attempt, and the
-// duplicate side effects a request without keys (with keys there are none),
-// against the spike's height, a line a policy with 95% intervals over the
-// replicates for the duplicates; recovery is the Kaplan-Meier median with
-// the quartiles as its bar. A run where fewer than half the replicates
-// recovered has no median: it is drawn as an arrow at the top edge, ticked
-// "never".
-func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) error {
-	return encodeWhole(w, ext)(newSpikeFigure(title, res))
-}
-
-// never is where a recovery panel puts its runs that never recovered: at
-// top, above the axis' last time, with the arrow in each curve's colour.
+// never is where a recovery panel puts its runs that never recovered: at top.
 type never struct {
 	top float64
 	at  [][]float64 // x values a curve
 }
 
+// newSpikeFigure draws a spikes preset (fleet.Preset.Spikes): each policy's
+// recovery (Kaplan-Meier median and quartiles) and duplicates against the spike's height.
 func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 	if len(res) == 0 {
 		return stack{}, fmt.Errorf("nothing to plot")
@@ -220,9 +152,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		if r.Config.Client.Keys == schema.SameKey {
 			k = 1
 		}
-		// The Kaplan-Meier median, its bar the quartiles; a third quartile
-		// not reached (fewer than three quarters recovered) is drawn to the
-		// run's end.
+		// A third quartile not reached is drawn to the run's end.
 		q, end := fleetrun.RecoveryCurve(r).Quartiles(), (r.Config.Duration - r.Config.Load.To).Seconds()
 		e := schema.Estimate{Value: q.Median, Lo: q.P25, Hi: q.P75}
 		if math.IsNaN(e.Hi) {
@@ -250,7 +180,6 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		return cs
 	}
 	c := res[0].Config
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	end := (c.Duration - c.Load.To).Seconds()
 	head := fmt.Sprintf("%s\nserver %s s + %s s per call in progress, network %s s each way, timeout %s s, one client; %s requests a second,\n"+
 		"the spike from %s to %s s; recovery: goodput back within 10%% of the load for good\n"+
@@ -295,8 +224,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 	return compareStack(11*vg.Centimeter, panels...), nil
 }
 
-// recoveryTicks are a recovery axis' ticks: timeTicks up to end, and
-// "never" at the top edge, where the runs that never recovered are drawn.
+// recoveryTicks are timeTicks up to end, and "never" at the top edge.
 type recoveryTicks struct{ end, never float64 }
 
 // Ticks implements plot.Ticker.
@@ -304,12 +232,10 @@ func (r recoveryTicks) Ticks(lo, hi float64) []plot.Tick {
 	return append(timeTicks{}.Ticks(lo, r.end), plot.Tick{Value: r.never, Label: "never"})
 }
 
-// Plot implements plot.Plotter: an upward arrow at each never recovered
-// run, in its curve's colour.
+// Plot implements plot.Plotter: an arrow up at each never recovered run.
 func (n never) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	// Several curves that never recovered at one x stand side by side,
-	// an arrow's width apart, so each colour shows.
+	// Curves that never recovered at one x stand side by side, so each colour shows.
 	at := map[float64][]int{}
 	var xs []float64
 	for k, kxs := range n.at {
@@ -348,8 +274,7 @@ func (neverThumb) Thumbnail(c *draw.Canvas) {
 	neverArrow(*c, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, color.Black)
 }
 
-// intervalsOver says what a picture's intervals are over: "95% intervals
-// over n replicates", or none with one.
+// intervalsOver says what a picture's intervals are over: "95% intervals over n replicates".
 func intervalsOver(replicates int) string {
 	if replicates == 1 {
 		return "1 replicate: no intervals"

@@ -14,9 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// okabeIto is the Okabe-Ito palette (Okabe and Ito, "Color Universal
-// Design", 2008), told apart by people with each common colour-vision
-// deficiency, darkest first; its yellow, faint on white, comes last.
+// okabeIto is the Okabe-Ito palette, safe for colour-vision deficiencies, darkest first.
 var okabeIto = [...]color.RGBA{
 	{0x00, 0x72, 0xb2, 0xff}, // blue
 	{0xd5, 0x5e, 0x00, 0xff}, // vermillion
@@ -28,13 +26,10 @@ var okabeIto = [...]color.RGBA{
 	{0xf0, 0xe4, 0x42, 0xff}, // yellow
 }
 
-// lineColour is series k's colour; past eight they repeat, and the
-// series' markers and dashes (plotutil.Shape, plotutil.Dashes, seven of
-// each) tell them apart.
+// lineColour is series k's colour; past eight they repeat.
 func lineColour(k int) color.Color { return okabeIto[k%len(okabeIto)] }
 
-// lineDashes is series k's dash pattern: solid up to six series (colour
-// tells them apart), plotutil's patterns from the seventh on.
+// lineDashes is series k's dash pattern: solid up to six series, plotutil's after.
 func lineDashes(k int) []vg.Length {
 	if k < 6 {
 		return nil
@@ -42,22 +37,18 @@ func lineDashes(k int) []vg.Length {
 	return plotutil.Dashes(k - 5)
 }
 
-// stack is panels one above the other, each with its legend in a strip
-// right of the panel, outside its data area, so no entry hides a point.
+// stack is panels one above the other, each with its legend in a strip to its right.
 type stack struct {
 	panels  []*plot.Plot
 	legends []plot.Legend
-	// plotWidth is the width of the panels, axes and titles included;
-	// panelHeight each one's height.
+	// plotWidth is the panels' width, axes included; panelHeight each one's height.
 	plotWidth, panelHeight vg.Length
-	// heading is drawn centred above the first panel, in a band of its
-	// own: a panel's title as long would push its data area and axis out
-	// of the panel's height, which a page's picture of the panel cuts off.
+	// heading is drawn above the first panel in a band of its own, so a
+	// long one does not push the panel's axis out of its height.
 	heading string
 }
 
-// headHeight is the height of the stack's heading band: 12 pt a line, 6 pt
-// below; 0 without a heading.
+// headHeight is the height of the heading band: 12 pt a line, 6 pt below; 0 without one.
 func (s stack) headHeight() vg.Length {
 	if s.heading == "" {
 		return 0
@@ -68,14 +59,12 @@ func (s stack) headHeight() vg.Length {
 // legendGap is the space between a panel and its legend.
 const legendGap = vg.Centimeter / 4
 
-// withLegend returns p's legend and leaves p without one, for a stack to
-// draw beside it.
+// withLegend returns p's legend and leaves p without one.
 func withLegend(p *plot.Plot) (*plot.Plot, plot.Legend) {
 	l := p.Legend
 	p.Legend = plot.NewLegend()
 	l.Top, l.Left = true, true
-	// Room between entries for the largest marker (7 pt across at most
-	// three equal series): with no padding neighbouring markers overlapped.
+	// Room for the largest marker: with no padding neighbouring markers overlapped.
 	l.Padding = vg.Points(4)
 	return p, l
 }
@@ -95,9 +84,7 @@ func (s stack) width() vg.Length {
 	return s.plotWidth + legendGap + s.legendWidth() + vg.Centimeter/4
 }
 
-// layout lays the whole stack out on a canvas drawn from panel from on
-// (the canvas holding from up to to) and returns each panel's canvas and
-// its legend's canvas; panels outside the canvas get canvases off it.
+// layout lays the stack out from panel from on, returning each panel's and legend's canvas.
 func (s stack) layout(dc draw.Canvas, from int) (panels, legends []draw.Canvas) {
 	rows := make([][]*plot.Plot, len(s.panels))
 	for i, p := range s.panels {
@@ -120,8 +107,7 @@ func (s stack) layout(dc draw.Canvas, from int) (panels, legends []draw.Canvas) 
 	return panels, legends
 }
 
-// encode draws the panels from up to (not including) to with their
-// legends, under the heading when from is the first.
+// encode draws panels [from, to) with their legends, under the heading when from is 0.
 func (s stack) encode(w io.Writer, ext string, from, to int) error {
 	height, head := vg.Length(to-from)*s.panelHeight, vg.Length(0)
 	if from == 0 {
@@ -142,8 +128,7 @@ func (s stack) encode(w io.Writer, ext string, from, to int) error {
 	})
 }
 
-// encodeWhole writes s whole (or returns err, from making s) as ext
-// (".png" or ".svg") encodes it.
+// encodeWhole writes s whole (or returns err, from making s) as ext encodes it.
 func encodeWhole(w io.Writer, ext string) func(s stack, err error) error {
 	return func(s stack, err error) error {
 		if err != nil {
@@ -153,9 +138,7 @@ func encodeWhole(w io.Writer, ext string) func(s stack, err error) error {
 	}
 }
 
-// pageFigures draws each panel of s (or returns err, from making s) as an
-// svg picture of its own, laid out as in the whole stack so their axes stay
-// aligned, for a page to break between them.
+// pageFigures draws each panel of s (or returns err) as an svg of its own, axes aligned.
 func pageFigures(s stack, err error) ([][]byte, error) {
 	if err != nil {
 		return nil, err

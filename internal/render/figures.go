@@ -7,21 +7,15 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Figures is a row of a kind as a requirement or an objective reads it:
-// its id (the run's name; a fleet map's policy) and its figures by their
-// csv and json keys.
+// Figures is a row of a kind by id, its figures by their csv and json keys.
 type Figures struct {
 	ID string
-	// Get is the figure keyed key: a figure written with key_lo and key_hi
-	// carries them as its 95% interval, and so do those bounds themselves
-	// (recovered_share_lo >= 0.9 holds when the lower bound is at least
-	// 0.9, fails when the upper bound is below it); any other has none
-	// (NaN); an undefined figure (null in json) is NaN.
+	// Get is the figure keyed key with its 95% interval (key_lo, key_hi;
+	// a bound carries its figure's), NaN where it has none or is null.
 	Get func(key string) schema.Estimate
 }
 
-// FigureKeys are the numeric keys the kind's rows write in csv and json,
-// in their order.
+// FigureKeys are the numeric keys the kind's rows write in csv and json, in order.
 func (t Table[R]) FigureKeys() []string {
 	var keys []string
 	var zero R

@@ -7,23 +7,16 @@ import (
 	"strings"
 )
 
-// DefaultWidth is the width in columns the table format fits when none is
-// asked for: Renderer.WithWidth sets another, 0 for no limit.
+// DefaultWidth is the width in columns the table format fits unless WithWidth says.
 const DefaultWidth = 100
 
-// tableStyle is how a table format writes its tables: as markdown, which
-// cannot fit a width (a markdown row is one line), or as boxes of at most
-// width columns, 0 for no limit.
+// tableStyle is how a table format writes tables: markdown, or boxes width wide (0: any).
 type tableStyle struct {
 	markdown bool
 	width    int
 }
 
-// table gathers a table's header and rows, then writes them escaped and,
-// in a terminal's format, fitted to the style's width: headers and the
-// labels of rows wrap onto several lines at spaces, and when that is not
-// enough the columns after the labels are shared among several tables, each
-// of which repeats the labels. A number is never cut, wrapped or dropped.
+// table gathers a header and rows, then writes them escaped and fitted to the width.
 type table struct {
 	w      io.Writer
 	st     tableStyle
@@ -34,14 +27,12 @@ type table struct {
 	rows   [][]string
 }
 
-// newTable is a table written to w in style st, each column aligned as
-// align says, whose first labels columns name its rows.
+// newTable is a table written to w in style st, aligned as align says, labels columns first.
 func newTable(w io.Writer, st tableStyle, align []alignment, labels int) *table {
 	return &table{w: w, st: st, align: align, labels: labels}
 }
 
-// Prose marks columns after the labels whose cells are words (an
-// explanation), which wrap at spaces as the labels do.
+// Prose marks columns after the labels whose cells are words, which wrap.
 func (t *table) Prose(cols ...int) { t.prose = append(t.prose, cols...) }
 
 // Header sets the column titles.
@@ -50,8 +41,7 @@ func (t *table) Header(h []string) { t.header = h }
 // Append adds a row.
 func (t *table) Append(cells []string) { t.rows = append(t.rows, cells) }
 
-// Render writes the table, escaped, and fitted to the width unless it is
-// markdown or the width is 0.
+// Render writes the table, escaped and, for a terminal, fitted to the width.
 func (t *table) Render() error {
 	escape := terminalText
 	if t.st.markdown {
@@ -117,11 +107,7 @@ func escapeAll(cells []string, escape func(string) string) []string {
 	return out
 }
 
-// fitColumn is one column as the fitting sees it: its index in the table,
-// its cells (the header first), whether its row cells wrap (a label's do,
-// a header always does, a number never), the width it is given, the width
-// of its longest cell unwrapped (natural) and the least it can be given
-// (least: its widest number, or word of its header or labels).
+// fitColumn is one column as the fitting sees it.
 type fitColumn struct {
 	index          int
 	cells          []string
@@ -154,8 +140,7 @@ func (t *table) column(j int, header []string, rows [][]string) fitColumn {
 	return c
 }
 
-// lines are the lines each of c's cells takes at width w, the header's
-// first, and the width the widest of them takes.
+// lines are the lines each of c's cells takes at width w, and the widest's width.
 func (c fitColumn) lines(w int) (lines []int, widest int) {
 	lines = make([]int, len(c.cells))
 	for i, s := range c.cells {
@@ -172,9 +157,7 @@ func (c fitColumn) lines(w int) (lines []int, widest int) {
 	return lines, widest
 }
 
-// boxWidth is the width of a box table whose columns hold widths: a
-// border before each column and after the last, and a space either side of
-// each cell.
+// boxWidth is the width of a box table whose columns hold widths.
 func boxWidth(widths ...int) int {
 	n := 1
 	for _, w := range widths {
@@ -183,13 +166,7 @@ func boxWidth(widths ...int) int {
 	return n
 }
 
-// fitParts shares cols among tables that each fit width, each repeating
-// the first labels columns, and narrows each table's columns until it
-// fits (narrow). Of the ways to share them (one table, two, ...: runs of
-// adjacent columns, the widest run as narrow as can be), it takes the one
-// that prints the fewest lines, the fewest tables among equals. A table
-// that cannot fit even at its columns' least widths (one number wider than
-// the width) is as narrow as it can be.
+// fitParts shares cols among tables that each fit width, each repeating the labels.
 func fitParts(cols []fitColumn, labels, width int) [][]fitColumn {
 	labels = min(labels, len(cols))
 	lead, rest := cols[:labels], cols[labels:]
@@ -231,13 +208,11 @@ func fitParts(cols []fitColumn, labels, width int) [][]fitColumn {
 	return best
 }
 
-// partition cuts cols into g runs of adjacent columns that each fit, the
-// costliest run as cheap as can be; nil when no such cut exists.
+// partition cuts cols into g fitting runs, the costliest as cheap as can be; nil if none.
 func partition(cols []fitColumn, g int, fits func([]fitColumn) bool, cost func([]fitColumn) int) [][]fitColumn {
 	n := len(cols)
 	const none = -1
-	// worst[k][i] is the cheapest costliest run of a cut of cols[:i] into
-	// k runs, from[k][i] where its last run starts.
+	// worst[k][i]: the cheapest costliest run cutting cols[:i] in k; from[k][i]: its start.
 	worst := make([][]int, g+1)
 	from := make([][]int, g+1)
 	for k := range worst {
@@ -276,12 +251,7 @@ func partition(cols []fitColumn, g int, fits func([]fitColumn) bool, cost func([
 	return groups
 }
 
-// narrow gives cols the widths at which their table fits width: from each
-// column's natural width, columns wrap a column narrower at a time, each
-// time the one that adds the fewest lines to the table for the columns it
-// frees (a header that wraps adds a line once, a label once a row; the
-// widest first among equals), until the table fits or no column can wrap
-// further; height is the lines its header and rows then take.
+// narrow wraps cols, cheapest first, until their table fits width; height is its lines.
 func narrow(cols []fitColumn, width int) (narrowed []fitColumn, height int) {
 	lines := make([][]int, len(cols))
 	for i, c := range cols {
@@ -331,8 +301,7 @@ func narrow(cols []fitColumn, width int) (narrowed []fitColumn, height int) {
 	return cols, tall(-1, nil)
 }
 
-// wrapWords breaks s at spaces into lines of at most width columns, a word
-// wider than that alone on its line; s whole when width is 0.
+// wrapWords breaks s at spaces into lines at most width wide; s whole when width is 0.
 func wrapWords(s string, width int) []string {
 	if width <= 0 || textWidth(s) <= width {
 		return []string{s}

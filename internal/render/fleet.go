@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,49 +17,36 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
 
-// FleetReport is what `retrysim fleet` prints: a row a run and each run's
-// series. Only json carries the series; the html page draws Runs.
+// FleetReport is what `retrysim fleet` prints: a row a run and each run's series.
 type FleetReport struct {
 	Title  string
 	Rows   []fleetdata.RunRow
 	Series []fleetdata.Point
-	// Params are the page's parameter lines; Runs, Configs and PlotTitle
-	// what its plot draws (as PlotFleet takes them), when Runs is not empty.
+	// Params are the page's parameter lines; Runs, Configs and PlotTitle its plot's.
 	Params    []string
 	Runs      [][]fleetdata.Point
 	Configs   []fleet.Config
 	PlotTitle string
-	// Spikes, when not empty, are the runs of a preset that compares
-	// policies over spike heights (fleet.Preset.Spikes): the page draws them
-	// as PlotFleetSpikes does, one picture, instead of a time series a run.
+	// Spikes, when not empty, are a spikes preset's runs, drawn as newSpikeFigure does.
 	Spikes []fleet.Result
-	// RunConfigs are Rows' runs, in their order, whose settings json and
-	// csv echo; Replicates, Seed and Scenario (the scenario file, if any)
-	// what ran them.
+	// RunConfigs are Rows' runs, whose settings json and csv echo.
 	RunConfigs []fleet.Config
 	Replicates int
 	Seed       uint64
 	Scenario   string
 }
 
-// csv writes a row a run, its settings after its figures; the
-// series go to -series.
+// csv writes a row a run, its settings after its figures.
 func (r FleetReport) csv(w io.Writer) error {
 	return writeFields(w, withSettingColumns(columnsFields(fleetColumns, r.Rows), r.RunConfigs, r.Replicates, r.Seed, r.Scenario))
 }
 
-// withSettingColumns appends to each row (a run's, cfgs[i] its
-// configuration) columns "params.<key>" holding the run's settings as json's
-// params object does, then what ran it: seed and scenario_file. A column
-// is every setting some run read, in decl.Params[fleet.Config]' order; a run that does
-// not read it leaves it empty; replicates too where the rows lack it, and
-// what ranBy writes. Columns rather than a header comment:
-// the runs of a preset differ in their settings, and a csv reader takes no
-// comment line.
+// withSettingColumns appends to each row its run's settings, then the seed and scenario.
 func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, seed uint64, scenario string) [][]field {
 	if len(cfgs) != len(rows) {
 		cfgs = nil // no settings to echo
@@ -104,9 +90,7 @@ func paramKeys() []string {
 	return keys
 }
 
-// withSettingsObject appends to each row (a run's, cfgs[i] its
-// configuration) a params object: the settings the run read, keyed as a
-// scenario file keys them.
+// withSettingsObject appends to each row a params object of its run's settings.
 func withSettingsObject(rows [][]field, cfgs []fleet.Config) ([][]field, error) {
 	if len(cfgs) != len(rows) {
 		return rows, nil
@@ -154,14 +138,12 @@ var fleetColumns = columns[fleetdata.RunRow]{
 		return quartilesText(s.RecoveryTime)
 	}, fields: func(s fleetdata.RunRow) []field {
 		q := s.RecoveryTime
-		return append(estimateFields("recovery_seconds", s.Recovery), field{"recovery_p25_seconds", nanNull(q.P25)},
-			field{"recovery_median_seconds", nanNull(q.Median)}, field{"recovery_p75_seconds", nanNull(q.P75)})
+		return append(estimateFields("recovery_seconds", s.Recovery), field{"recovery_p25_seconds", reportjson.NaNNull(q.P25)},
+			field{"recovery_median_seconds", reportjson.NaNNull(q.Median)}, field{"recovery_p75_seconds", reportjson.NaNNull(q.P75)})
 	}},
 }
 
-// recoveryJudged says whether the run's recovery was judged: "yes", or
-// why not ("no trigger": constant load and no outage; "too short": no window
-// after the load settled).
+// recoveryJudged says whether the run's recovery was judged: "yes", "no trigger", "too short".
 func recoveryJudged(s fleetdata.RunRow) string {
 	switch {
 	case !s.Trigger:
@@ -172,8 +154,7 @@ func recoveryJudged(s fleetdata.RunRow) string {
 	return "yes"
 }
 
-// json writes the title, what ran the runs, a row a run with the settings
-// it read, and the series.
+// json writes the title, what ran the runs, a row a run with its settings, and the series.
 func (r FleetReport) json(w io.Writer) error {
 	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Recovery: fleetCaption(r.Rows)}
 	rows, err := withSettingsObject(columnsFields(fleetColumns, r.Rows), r.RunConfigs)
@@ -183,8 +164,7 @@ func (r FleetReport) json(w io.Writer) error {
 	return writeRuns(w, d, rows, nil, r.Series, pointFields)
 }
 
-// fleetSeries are the figures of a fleet run's second, a mean over
-// replicates, in csv and json's order; PlotFleet draws those with a legend.
+// fleetSeries are the figures of a fleet run's second, in csv and json's order.
 var fleetSeries = []seriesColumn[fleetdata.Point]{
 	figureSeries("starts", "new requests", fleetdata.PointFigures()),
 	figureSeries("successes", "successes", fleetdata.PointFigures()),
@@ -200,15 +180,7 @@ func pointFields(p fleetdata.Point) []field {
 	return append([]field{{"run", p.Run}, {"t", int64(p.T)}}, seriesFields(fleetSeries, p)...)
 }
 
-// estimateText is a mean over replicates in the column's style, then its
-// 95% interval "[lo, hi]" (none with one replicate or no width).
-func estimateText(e schema.Estimate, s numberStyle) string {
-	return s.withInterval(e.Value, e.Lo, e.Hi)
-}
-
-// quartilesText formats a recovery time's Kaplan-Meier quartiles for
-// people: "4 s [0, 12]", "never" for a quartile not reached (fewer than
-// that share of the replicates recovered within the run).
+// quartilesText is a recovery time's quartiles for people: "4 s [0, 12]", or "never".
 func quartilesText(q stats.Quartiles) string {
 	g := func(x float64) string {
 		if math.IsNaN(x) {
@@ -222,26 +194,20 @@ func quartilesText(q stats.Quartiles) string {
 	return g(q.Median) + " s [" + g(q.P25) + ", " + g(q.P75) + "]"
 }
 
-// recoveryCaption says, under a table with a run that has a trigger, what
-// its recovery columns are.
+// recoveryCaption says what the recovery columns are.
 const recoveryCaption = "Recovered: replicates judged whose goodput came back for good, with the share's 95% Wilson score interval; " +
 	"recovery: seconds after the load settled, the Kaplan-Meier median and quartiles over the replicates judged, " +
 	"one still down censored at its run's end (never: fewer than that share recovered)."
 
-// percentDown and percentUp format the bounds of a share's interval as
-// whole percentages, rounded outwards so the interval printed holds the one
-// computed: 0 and 100 only when a bound is 0 or 1.
+// percentDown and percentUp format a share's bounds as whole percentages, rounded outwards.
 func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
-// table writes the title, a row a run and, when a run has a trigger, the
-// recovery caption.
 func (r FleetReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, fleetColumns, r.Rows, fleetCaption(r.Rows))
 }
 
-// fleetCaption is recoveryCaption when some row's run has a trigger, so
-// that its recovery columns hold figures that need it, else "".
+// fleetCaption is recoveryCaption when some row's run has a trigger, else "".
 func fleetCaption(rows []fleetdata.RunRow) string {
 	if slices.ContainsFunc(rows, func(s fleetdata.RunRow) bool { return s.Trigger }) {
 		return recoveryCaption
@@ -249,24 +215,10 @@ func fleetCaption(rows []fleetdata.RunRow) string {
 	return ""
 }
 
-// CheckSeriesPath refuses a file name whose extension a kind's series
-// (writeSeries) cannot be written as.
-func CheckSeriesPath(path string) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv", ".json":
-		return nil
-	}
-	return fmt.Errorf("%q: want a file name ending in .csv or .json", path)
-}
+// CheckSeriesPath refuses a file name a kind's series cannot be written as.
+func CheckSeriesPath(path string) error { return checkExt(path, ".csv", ".json") }
 
-// PlotFleet draws each run's series in its own panel, one above the other on
-// one time axis and one y scale: new requests (the offered load), successes
-// (goodput), retries decided (when an attempt fails) and sent (after the
-// backoff), timeouts and, when the run's attempts carry keys, conflicts a
-// second, averaged over replicates, in front of the load shape the run was
-// given (grey), each panel titled with the run's name and what it holds
-// fixed, its legend to its right. cfgs are the runs' configurations, in
-// runs' order. ext (".png" or ".svg") picks the encoding.
+// PlotFleet draws each run's series in a panel of its own, on one time axis and y scale.
 func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet.Config, ext string) error {
 	return encodeWhole(w, ext)(newFleetFigure(title, runs, cfgs))
 }
@@ -274,21 +226,17 @@ func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet
 // fleetPanelHeight is the height of one run's panel.
 const fleetPanelHeight = 8 * vg.Centimeter
 
-// fleetLine is a series PlotFleet draws: its legend name, its colour and
-// its value at a point.
+// fleetLine is a series PlotFleet draws: its legend, its colour and its value at a point.
 type fleetLine struct {
 	name   string
 	colour color.Color
 	get    func(fleetdata.Point) float64
 }
 
-// fleetColours are the colours of fleetSeries' drawn figures, in their
-// order (the successes green and the timeouts vermillion, told apart),
-// every one of the palette's for up to eight figures.
+// fleetColours are the palette indexes of fleetSeries' drawn figures.
 var fleetColours = []int{0, 2, 3, 6, 1, 5, 4, 7}
 
-// fleetLines are the series of a run's panel, fleetSeries' with a legend;
-// conflicts only when keys is on, as without keys there are none.
+// fleetLines are the series of a run's panel; conflicts only when keys is on.
 func fleetLines(keys bool) []fleetLine {
 	var lines []fleetLine
 	for _, s := range fleetSeries {
@@ -345,8 +293,7 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 			if err != nil {
 				return stack{}, fmt.Errorf("%s: %w", l.name, err)
 			}
-			// A series equal to later ones is drawn wider under them, and
-			// the legend says which it equals, as a sweep's plot does.
+			// A series equal to later ones is drawn wider under them, as a sweep's plot does.
 			later := 0
 			for _, o := range xys[k+1:] {
 				if slices.Equal(o, xys[k]) {
@@ -363,8 +310,7 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 			p.Add(line)
 			p.Legend.Add(name, line)
 		}
-		// The same time axis and the same y scale in every panel, so runs
-		// compare by eye.
+		// The same time axis and y scale in every panel, so runs compare by eye.
 		p.X.Min, p.X.Max = 0, end
 		p.Y.Min, p.Y.Max = 0, top*1.05
 		p, legend := withLegend(p)
@@ -373,10 +319,7 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 	return f, nil
 }
 
-// timePanel is a panel of figures a second against time, titled title
-// in 10 points, its y axis labelled y, its legend in legend points, over a
-// grid: the panel of each run or service in the fleet, graph and workers
-// plots.
+// timePanel is a panel of figures a second against time, over a grid.
 func timePanel(title, y string, legend float64) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
@@ -390,10 +333,7 @@ func timePanel(title, y string, legend float64) *plot.Plot {
 	return p
 }
 
-// timeTicks label a time axis in seconds at a round step that gives at
-// most ten labels (1, 2, 5, 10, 20, 30 or 60 s and on), with an unlabelled
-// tick halfway between, so a 5 s spike in an 80 s run starts and ends on
-// ticks.
+// timeTicks label a time axis at timeStep, with an unlabelled tick halfway between.
 type timeTicks struct{}
 
 // Ticks implements plot.Ticker.
@@ -410,8 +350,7 @@ func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// timeStep is the labelled step of timeTicks over a span of seconds: the
-// least of 1, 2, 5, 10, 20, 30 or 60 s and on that gives at most ten labels.
+// timeStep is the least of 1, 2, 5, 10, 20, 30, 60 s and on that labels a span at most ten times.
 func timeStep(span float64) float64 {
 	steps := []float64{1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600}
 	for _, s := range steps {
@@ -422,8 +361,7 @@ func timeStep(span float64) float64 {
 	return steps[len(steps)-1]
 }
 
-// loadArea is the load shape's rate over [0, duration] as a grey area, a
-// point every 1/400 of the run so steps and corners stay sharp.
+// loadArea is the load shape's rate over [0, duration] as a grey area.
 func loadArea(s fleet.Shape, duration float64) (*plotter.Polygon, error) {
 	const n = 400
 	xy := plotter.XYs{{X: 0, Y: 0}}
@@ -448,6 +386,5 @@ func loadArea(s fleet.Shape, duration float64) (*plotter.Polygon, error) {
 	return poly, nil
 }
 
-// shade is the grey a plot's trigger is shaded in: the fleet's load shape
-// (its spike) and a worker fleet's outage window.
+// shade is the grey a plot's trigger is shaded in.
 var shade = color.Gray{Y: 0xdd}

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -10,9 +9,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette"
-	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -20,8 +18,7 @@ import (
 	"github.com/retrysim/retrysim/internal/metastable"
 )
 
-// MapReport is what `retrysim fleet-map` prints: the map's settings and
-// each cell's outcome, in metastable.Map.Cells' order.
+// MapReport is what `retrysim fleet-map` prints: the map and each cell's outcome.
 type MapReport struct {
 	Title      string
 	Map        metastable.Map
@@ -88,7 +85,7 @@ var mapColumns = columns[mapRow]{
 		return "never"
 	}, fields: func(r mapRow) []field {
 		q := r.c.RecoveryTime()
-		return []field{{"recovery_p25_seconds", nanNull(q.P25)}, {"recovery_median_seconds", nanNull(q.Median)}, {"recovery_p75_seconds", nanNull(q.P75)}}
+		return []field{{"recovery_p25_seconds", reportjson.NaNNull(q.P25)}, {"recovery_median_seconds", reportjson.NaNNull(q.Median)}, {"recovery_p75_seconds", reportjson.NaNNull(q.P75)}}
 	}},
 }
 
@@ -110,13 +107,10 @@ func cellPolicy(m metastable.Map, i int) string {
 	return m.Policies[i/per].Name
 }
 
-// table writes the map as a table in style st, a row a cell, with its
-// caption under it.
 func (r MapReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, mapColumns, r.mapRows(), mapCaption)
 }
 
-// csv writes a row a cell.
 func (r MapReport) csv(w io.Writer) error {
 	return writeFields(w, columnsFields(mapColumns, r.mapRows()))
 }
@@ -138,12 +132,7 @@ func (r MapReport) html(w io.Writer) error {
 		t.rows = append(t.rows, pageRow{cells: cells})
 	}
 	p.tables = []pageTable{t}
-	var svg bytes.Buffer
-	if err := PlotMap(&svg, r, ".svg"); err != nil {
-		return err
-	}
-	p.figures = [][]byte{svg.Bytes()}
-	return writePage(w, p)
+	return writePageWith(w, p, func(w io.Writer) error { return PlotMap(w, r, ".svg") })
 }
 
 // mapPanelHeight and mapPlotWidth size each panel of the map's picture.
@@ -152,12 +141,7 @@ const (
 	mapPlotWidth   = 16 * vg.Centimeter
 )
 
-// PlotMap draws the map as heat maps, a panel a policy and trigger length:
-// the base load across, the spike's height up (one row for an outage),
-// each cell coloured and labelled by the share of replicates that
-// recovered, on one scale from 0 to 1, with a black line along the cell
-// edges between shares below one half and at or above it: the 50%
-// boundary. ext (".png" or ".svg") picks the encoding.
+// PlotMap draws the map as heat maps of the share recovered, a panel a policy and length.
 func PlotMap(w io.Writer, r MapReport, ext string) error {
 	m := r.Map
 	var panels []*plot.Plot
@@ -187,20 +171,11 @@ func PlotMap(w io.Writer, r MapReport, ext string) error {
 	})
 }
 
-// mapPalette is the share's colours: dark (0) to pale yellow (1), the
-// sequential palette of the sweep's heat maps.
-func mapPalette() palette.ColorMap {
-	pal := moreland.ExtendedBlackBody()
-	pal.SetMin(0)
-	pal.SetMax(1 / 0.9)
-	return pal
-}
-
 // mapPanel is one policy and length's heat map.
 func mapPanel(m metastable.Map, cells []metastable.MapCell, title string) *plot.Plot {
 	cols, rows := len(m.Rates), len(m.Heights)
 	gr := grid{cols: cols, rows: rows, z: make([]float64, cols*rows)}
-	pal := mapPalette()
+	pal := heatPalette(colourScale{lo: 0, hi: 1}) // the share, 0 to 1
 	var labels plotter.XYLabels
 	share := func(r, c int) float64 { return cells[r*cols+c].Share().Value }
 	for r := range rows {

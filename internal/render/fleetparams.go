@@ -3,6 +3,7 @@ package render
 import (
 	"encoding"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -13,12 +14,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// fleetSettings are the settings a run read, as fields keyed by their
-// decl.Param[fleet.Config] keys, the flags' names (decl.Params[fleet.Config]' order, the run's
-// duration first and the outage window before its mode): every setting but those c.Unread names, so that
-// a setting the run never looks at (a backoff base with no backoff, another
-// policy's parameters) is not shown as if used. Times are Go durations
-// ("3s", "100ms") and names are as the flags take them.
+// fleetSettings are the settings a run read, keyed by decl.Params[fleet.Config] keys.
 func fleetSettings(c fleet.Config) []field {
 	unread := c.Unread()
 	f := []field{{"duration", durationValue(c.Duration.Seconds())}}
@@ -38,8 +34,7 @@ func fleetSettings(c fleet.Config) []field {
 	return f
 }
 
-// fieldValue is the value a setting's field (a pointer to it, or its
-// text) holds as the echo writes it, nil for a type it does not write.
+// fieldValue is the value a setting's field holds as the echo writes it, nil if none.
 func fieldValue(f any) any {
 	switch v := f.(type) {
 	case *float64:
@@ -57,9 +52,7 @@ func fieldValue(f any) any {
 	return nil
 }
 
-// durationValue is a setting's time in seconds. csv and json write it as
-// time.Duration does ("1m0s"), as they always have; people read it as
-// human.Seconds writes it ("1m"). The flags take either.
+// durationValue is a setting's time in seconds.
 type durationValue float64
 
 // goText is d as time.Duration writes it.
@@ -70,8 +63,7 @@ func (d durationValue) goText() string {
 // MarshalJSON writes d as time.Duration does, a json string.
 func (d durationValue) MarshalJSON() ([]byte, error) { return json.Marshal(d.goText()) }
 
-// windowValue is the outage window from:to, in seconds, written as two
-// durationValues.
+// windowValue is the outage window from:to in seconds.
 type windowValue struct{ from, to float64 }
 
 // goText is w as -outage takes it, each end as time.Duration writes it.
@@ -82,8 +74,7 @@ func (w windowValue) goText() string {
 // MarshalJSON writes w as goText does, a json string.
 func (w windowValue) MarshalJSON() ([]byte, error) { return json.Marshal(w.goText()) }
 
-// peopleText is a setting's value for people: times as human.Seconds
-// writes them, the rest as csv does.
+// peopleText is a setting's value for people: times as human.Seconds writes them.
 func peopleText(v any) string {
 	switch x := v.(type) {
 	case durationValue:
@@ -94,8 +85,7 @@ func peopleText(v any) string {
 	return text(v)
 }
 
-// settingsObject is settings as one json object (or csv columns), each key
-// a scenario file's (the flag's name with _ for -).
+// settingsObject is settings keyed as a scenario file keys them (_ for -).
 func settingsObject(settings []field) []field {
 	f := make([]field, len(settings))
 	for i, s := range settings {
@@ -104,21 +94,10 @@ func settingsObject(settings []field) []field {
 	return f
 }
 
-// fleetGroups are the settings that start a group of describeSettings' line:
-// the load comes first, then the outage, the server, the network, the
-// client, its policy and its hedges.
+// fleetGroups are the settings that start a group of describeSome's line.
 var fleetGroups = map[string]bool{"outage": true, "server": true, "net": true, "clients": true, "policy": true, "hedges": true}
 
-// describeSettings is settings for people, on one line in the flags' words:
-// "shape constant, rate 40; server latency, base 1s, ...; hedges 0", a "; "
-// between groups. The duration is left out: titles give it.
-func describeSettings(settings []field) string {
-	return describeSome(settings, func(field) bool { return true })
-}
-
-// describeSome is describeSettings of the settings keep accepts, each in
-// its group of the whole list: a "; " before a setting of another group
-// than the one before it.
+// describeSome is the settings keep accepts for people on one line, a "; " between groups.
 func describeSome(settings []field, keep func(field) bool) string {
 	var b strings.Builder
 	group, last := 0, -1
@@ -142,8 +121,7 @@ func describeSome(settings []field, keep func(field) bool) string {
 	return b.String()
 }
 
-// wrapSettings breaks describeSettings' line into lines of at most width
-// columns where it can, after a "; " or a ", ", for a plot's caption.
+// wrapSettings breaks describeSome's line after a "; " or ", " to width columns.
 func wrapSettings(line string, width int) string {
 	var items []string // each with the separator that ends it
 	for len(line) > 0 {
@@ -156,9 +134,7 @@ func wrapSettings(line string, width int) string {
 	return strings.TrimSuffix(human.Fill(items, "", "", width), "\n")
 }
 
-// settingsLines are the html page's lines naming what runs ran: for one
-// run its settings; for several, the settings every run shares, then each
-// run's name and the settings it does not share.
+// settingsLines are the html page's lines naming what runs ran.
 func settingsLines(names []string, cfgs []fleet.Config) []string {
 	common, own := splitSettings(cfgs)
 	if len(cfgs) == 1 {
@@ -171,16 +147,14 @@ func settingsLines(names []string, cfgs []fleet.Config) []string {
 	return lines
 }
 
-// splitSettings describes what runs ran: the settings every run shares,
-// and each run's own, those it does not share (every one for a single run,
-// common then empty).
+// splitSettings describes the settings every run shares, and each run's own.
 func splitSettings(cfgs []fleet.Config) (common string, own []string) {
 	all := make([][]field, len(cfgs))
 	for i, c := range cfgs {
 		all[i] = fleetSettings(c)
 	}
 	if len(all) == 1 {
-		return "", []string{describeSettings(all[0])}
+		return "", []string{describeSome(all[0], func(field) bool { return true })}
 	}
 	shared := func(s field) bool {
 		for _, other := range all {
@@ -196,13 +170,31 @@ func splitSettings(cfgs []fleet.Config) (common string, own []string) {
 	return describeSome(all[0], shared), own
 }
 
+// runParams are a page's first parameter lines: the model, replicates, seed and source.
+func runParams(model, source string, replicates int, seed uint64) []string {
+	var ps []string
+	if model != "" {
+		ps = append(ps, "model: "+model)
+	}
+	ps = append(ps, fmt.Sprintf("%s a run, seed %d", replicatesText(replicates), seed))
+	if source != "" {
+		ps = append(ps, "source: "+source)
+	}
+	return ps
+}
+
+// replicatesNoted is replicatesText(n), then note in brackets when n > 1.
+func replicatesNoted(n int, note string) string {
+	if n > 1 {
+		return replicatesText(n) + " (" + note + ")"
+	}
+	return replicatesText(n)
+}
+
 // replicatesText is "n replicates", "1 replicate" for one.
 func replicatesText(n int) string { return human.Count(int64(n), "replicate") }
 
-// FleetParams is the params object the json format writes for a run of c:
-// the settings the run read, keyed as a scenario file keys them, in
-// decl.Params[fleet.Config]' order. A fleet shard carries it for each run, so that a
-// merge refuses shards of other settings.
+// FleetParams is the params object the json format writes for a run of c.
 func FleetParams(c fleet.Config) (json.RawMessage, error) {
 	return object(settingsObject(fleetSettings(c)))
 }

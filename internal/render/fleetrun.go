@@ -16,42 +16,32 @@ import (
 	"github.com/retrysim/retrysim/internal/limits"
 )
 
-// FleetRun is what one `retrysim fleet` ran: a preset's runs, or the one run
-// its flags describe (a Preset named "one run", with nothing else set).
-// Results are Configs' results, in their order.
+// FleetRun is what one `retrysim fleet` ran: a preset's runs, or the one run of its flags.
 type FleetRun struct {
 	Preset     fleetpreset.Preset[fleet.Config]
 	Replicates int
 	Seed       uint64
 	Configs    []fleet.Config
 	Results    []fleet.Result
-	// ScenarioFile is the file the one run's policy and hedges came from,
-	// if any.
+	// ScenarioFile is the file the one run's policy and hedges came from, if any.
 	ScenarioFile string
 }
 
-// FleetOutputs renders run as the fleet command prints it: its document in
-// r's format, and, when asked by a file extension (".csv" or ".json",
-// ".png" or ".svg"; "" for none), its time series and its plot. What a
-// preset's runs are decides what is printed: totals by failure rate, a
-// picture against the spike's height, or a row and a time series a run.
+// FleetOutputs renders run as the fleet command prints it, series and plot by extension.
 func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, series, plot []byte, err error) {
 	p := run.Preset
 	secs := human.Duration(run.Configs[0].Duration)
-	params := []string{"model: " + p.Name, fmt.Sprintf("%s a run, seed %d", replicatesText(run.Replicates), run.Seed)}
-	if p.Source != "" {
-		params = append(params, "source: "+p.Source)
-	}
+	params := runParams(p.Name, p.Source, run.Replicates, run.Seed)
 	scen := ""
 	if run.ScenarioFile != "" {
 		params = append(params, "scenario file: "+Escaped(run.ScenarioFile))
 		scen = ", scenario file " + Escaped(run.ScenarioFile)
 	}
-	// what follows the title's seed: the scenario file, and one run's
-	// settings (a preset's name says what its runs are).
+	// what follows the title's seed: the scenario file, and one run's settings.
 	what := scen
 	if p.Runs == nil && len(run.Configs) == 1 {
-		what += "; " + describeSettings(fleetSettings(run.Configs[0]))
+		_, own := splitSettings(run.Configs)
+		what += "; " + own[0]
 	}
 	names := make([]string, len(run.Configs))
 	for i, c := range run.Configs {
@@ -63,10 +53,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		for i, res := range run.Results {
 			rows[i] = fleetrun.Totals(res)
 		}
-		reps := replicatesText(run.Replicates)
-		if run.Replicates > 1 {
-			reps += " (counts summed over them)"
-		}
+		reps := replicatesNoted(run.Replicates, "counts summed over them")
 		title := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what)
 		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
 		rep := TotalsReport{Title: title, Rows: rows, ByClients: p.ByClients, Params: params, Results: run.Results, PlotTitle: plotTitle,
@@ -75,10 +62,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 			return PlotFleetTotals(w, plotTitle, run.Results, p.ByClients, ext)
 		})
 	}
-	reps := replicatesText(run.Replicates)
-	if run.Replicates > 1 {
-		reps += " ([lo, hi]: 95% intervals over them)"
-	}
+	reps := replicatesNoted(run.Replicates, "[lo, hi]: 95% intervals over them")
 	rep := FleetReport{
 		Title:      fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what),
 		Params:     params,
@@ -98,13 +82,14 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	draw := func(w io.Writer, ext string) error { return PlotFleet(w, rep.PlotTitle, rep.Runs, rep.Configs, ext) }
 	if p.Spikes { // one picture of the runs against the spike's height, as -plot draws them
 		rep.Runs, rep.Configs, rep.Spikes = nil, nil, run.Results
-		draw = func(w io.Writer, ext string) error { return PlotFleetSpikes(w, rep.PlotTitle, run.Results, ext) }
+		draw = func(w io.Writer, ext string) error {
+			return encodeWhole(w, ext)(newSpikeFigure(rep.PlotTitle, run.Results))
+		}
 	}
 	return r.Outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, pointFields, ext) }, plotExt, draw)
 }
 
-// Outputs are doc in r's format and, when asked by a file extension ("" for
-// none), what series and plot write of it.
+// Outputs are doc in r's format and, by extension ("" for none), its series and plot.
 func (r Renderer) Outputs(doc Runs, seriesExt string, series func(io.Writer, string) error, plotExt string,
 	plot func(io.Writer, string) error) (out, ser, pic []byte, err error) {
 	var o, s, p bytes.Buffer
@@ -124,8 +109,7 @@ func (r Renderer) Outputs(doc Runs, seriesExt string, series func(io.Writer, str
 	return o.Bytes(), s.Bytes(), p.Bytes(), nil
 }
 
-// CheckFleetFiles refuses a -series or a -plot file name ("" for none)
-// whose extension FleetOutputs cannot write.
+// CheckFleetFiles refuses a -series or -plot file name ("" for none) it cannot write.
 func CheckFleetFiles(series, plot string) error {
 	if series != "" {
 		if err := CheckSeriesPath(series); err != nil {
@@ -140,10 +124,7 @@ func CheckFleetFiles(series, plot string) error {
 	return nil
 }
 
-// Presets lists a kind's presets for its command's -help: each one's
-// name, its source, what it runs and, where presets of the kind print
-// differently, what it prints (presetPrints), and the duration and
-// replicates it runs unless -duration or -replicates say otherwise.
+// Presets lists a kind's presets for its command's -help.
 func Presets[R any](ps []fleetpreset.Preset[R]) string {
 	var b strings.Builder
 	for _, p := range ps {
@@ -152,8 +133,7 @@ func Presets[R any](ps []fleetpreset.Preset[R]) string {
 	return b.String()
 }
 
-// writePresetHelp writes a preset's entry in a command's -help: its name,
-// then its source and about, wrapped under it.
+// writePresetHelp writes a preset's -help entry: its name, then source and about.
 func writePresetHelp(b *strings.Builder, name, source, about string, d time.Duration, replicates int) {
 	const indent = "                    "
 	head := fmt.Sprintf("  %-18s", name)
@@ -164,21 +144,15 @@ func writePresetHelp(b *strings.Builder, name, source, about string, d time.Dura
 	fmt.Fprintf(b, "%s%s\n%s%s\n", head, indentWrap(source+".", 60, indent), indent, indentWrap(about, 60, indent))
 }
 
-// totalsPrints is what the fleet command prints of a preset that compares
-// policies over failure rates (Preset.Totals).
+// totalsPrints is what the fleet command prints of a totals preset.
 const totalsPrints = "prints a row a failure rate and policy (json and csv: failure_rate, policy, requests, succeeded, " +
 	"calls, summed over replicates); no -series; -plot draws success and calls a request against the failure rate, " +
 	"a line a policy, with 95% intervals over replicates; html is one page: success and calls a request as two tables " +
 	"(a row a failure rate, a column a policy) with their intervals, and that plot"
 
 // presetPrints says, after p's About, how the command prints p's runs
-// when ps print differently (the fleet command's: some compare totals):
-// the first preset of ps that compares totals (Preset.Totals) says it in
-// full (totalsPrints), and the first that does not, which prints each
-// run's summary and series, says nothing; any other is "printed as" the
-// first of its kind, with clients first when its runs vary the client
-// count too (ByClients). A preset that compares spikes (Spikes) adds what
-// its plot and html draw. Where every preset prints alike it says nothing.
+// where ps print differently: in full for the first of its kind, else
+// "printed as" that first one.
 func presetPrints[R any](p fleetpreset.Preset[R], ps []fleetpreset.Preset[R]) string {
 	if !slices.ContainsFunc(ps, func(q fleetpreset.Preset[R]) bool { return q.Totals }) {
 		return ""
@@ -200,14 +174,10 @@ func presetPrints[R any](p fleetpreset.Preset[R], ps []fleetpreset.Preset[R]) st
 	return text
 }
 
-// Limit is a bound the fleet model checks before any work, as the fleet
-// command's -help states it: what it bounds (a flag, or a group of flags)
-// and the bound.
+// Limit is a bound the fleet model checks before any work, as -help states it.
 type Limit struct{ What, Bound string }
 
-// FleetLimitList are the fleet model's limits, in the order -help lists
-// them, built from the constants fleet.Check enforces so that help cannot
-// drift from them.
+// FleetLimitList are the fleet model's limits, from the constants fleet.Check enforces.
 func FleetLimitList() []Limit {
 	return []Limit{
 		{"-duration", fmt.Sprintf("1 s to %d s (the series holds a row a run a second)", limits.FleetDuration)},
@@ -228,8 +198,7 @@ func FleetLimitList() []Limit {
 	}
 }
 
-// FleetLimits lists the model's limits for the fleet command's -help, a
-// limit a paragraph, wrapped at 80 columns as Presets is.
+// FleetLimits lists the limits for -help, a paragraph each, wrapped at 80 columns.
 func FleetLimits(ls []Limit) string {
 	const indent = "                "
 	var b strings.Builder
@@ -239,8 +208,7 @@ func FleetLimits(ls []Limit) string {
 	return b.String()
 }
 
-// indentWrap wraps text at width columns (human.Wrap), indenting every
-// line but the first.
+// indentWrap wraps text at width columns, indenting every line but the first.
 func indentWrap(text string, width int, indent string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(human.Wrap(text, indent, width+len(indent)), indent), "\n")
 }

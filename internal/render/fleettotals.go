@@ -9,33 +9,24 @@ import (
 	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
-// TotalsReport is what a preset that compares client policies over failure
-// rates (fleet.Preset.Totals) prints: a row a run, its counts summed over
-// the replicates.
+// TotalsReport is what a totals preset prints: a row a run, counts summed over replicates.
 type TotalsReport struct {
 	Title string
 	Rows  []fleetdata.Totals
 	// ByClients says the runs vary the client count too.
 	ByClients bool
-	// Params are the page's parameter lines; Results, when given, are the
-	// runs of Rows in the same order, whose replicates give the page its
-	// intervals and its plot (PlotFleetTotals, titled PlotTitle).
+	// Params are the page's lines; Results, if given, Rows' runs for intervals and plot.
 	Params    []string
 	Results   []fleet.Result
 	PlotTitle string
-	// Configs are Rows' runs, in their order, whose settings json and csv
-	// echo; Replicates, Seed and Scenario (the scenario file, if any) what
-	// ran them.
+	// Configs are Rows' runs, whose settings json and csv echo.
 	Configs    []fleet.Config
 	Replicates int
 	Seed       uint64
 	Scenario   string
 }
 
-// totalsFields flattens the totals of a preset that compares client
-// policies over failure rates (fleet.Preset.Totals) for csv and json: a row a
-// run with clients (when byClients), failure_rate, policy, requests,
-// succeeded, calls, as integers summed over replicates.
+// totalsFields flattens totals for csv and json, counts summed over replicates.
 func totalsFields(rows []fleetdata.Totals, byClients bool) [][]field {
 	fields := make([][]field, len(rows))
 	for i, r := range rows {
@@ -54,8 +45,7 @@ func (t TotalsReport) csv(w io.Writer) error {
 	return writeFields(w, withSettingColumns(totalsFields(t.Rows, t.ByClients), t.Configs, t.Replicates, t.Seed, t.Scenario))
 }
 
-// json writes the title, what ran the runs, and a row a run
-// with the settings it read.
+// json writes the title, what ran the runs, and a row a run with its settings.
 func (t TotalsReport) json(w io.Writer) error {
 	rows, err := withSettingsObject(totalsFields(t.Rows, t.ByClients), t.Configs)
 	if err != nil {
@@ -70,9 +60,7 @@ const (
 	totalsCallsARequest = "calls a request"
 )
 
-// table pivots the totals for people: a row a failure rate (and
-// client count), and for each policy the share of requests that succeeded
-// and the server calls a request.
+// table pivots the totals: a row a failure rate (and client count), two columns a policy.
 func (t TotalsReport) table(w io.Writer, st tableStyle) error {
 	rows, byClients := t.Rows, t.ByClients
 	var policies []string

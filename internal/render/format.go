@@ -12,9 +12,8 @@ import (
 )
 
 // toFixed formats x >= 0 with digits decimals as JavaScript's Number.toFixed
-// does: from the exact binary value, ties going up. strconv rounds ties to even,
-// which would differ from the article on values such as 0.0625. NaN, a rate
-// of no jobs, is "-".
+// does: from the exact binary value, ties going up (strconv rounds ties to
+// even, which differs from the article on values such as 0.0625).
 func toFixed(x float64, digits int) string {
 	if math.IsNaN(x) {
 		return "-"
@@ -36,9 +35,7 @@ func toFixed(x float64, digits int) string {
 	return s[:len(s)-digits] + "." + s[len(s)-digits:]
 }
 
-// roundJS rounds x >= 0 to digits decimals and prints it as JavaScript prints
-// Math.round(x * 10^d) / 10^d: shortest form, no trailing zeros ("10.6");
-// NaN, a rate of no jobs, is "-".
+// roundJS formats x >= 0 as JavaScript prints Math.round(x * 10^d) / 10^d; "-" for NaN.
 func roundJS(x float64, digits int) string {
 	if math.IsNaN(x) {
 		return "-"
@@ -47,19 +44,13 @@ func roundJS(x float64, digits int) string {
 	return strconv.FormatFloat(math.Round(x*p)/p, 'f', -1, 64)
 }
 
-// percentOf formats part/whole as the article does, computing 100*part/whole in
-// that order (100*part is exact) and keeping three decimals: 999,005 of 1,000,000
-// is 99.900% there, not the 99.901% that 100*(part/whole) would round to;
-// "-" of no jobs.
+// percentOf formats part/whole as the article does (100*part/whole, 3 decimals); "-" of none.
 func percentOf(part, whole int64) string {
 	if whole == 0 {
 		return "-"
 	}
 	return toFixed(float64(100*part)/float64(whole), 3) + "%"
 }
-
-// group writes n with thousands separators: 464233 as "464,233".
-func group(n int64) string { return human.Group(n) }
 
 // shortFloat prints a parameter for people: 0.5, 1, 7 (not 7.000000000000001).
 func shortFloat(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
@@ -83,7 +74,7 @@ func reportTitle(p stats.Params) string {
 		// The attempts are the strategy.Retry strategies'.
 		upTo += ", other strategies their own limits"
 	}
-	jobs := group(p.Jobs) + " " + p.Noun
+	jobs := human.Group(p.Jobs) + " " + p.Noun
 	if p.Jobs == 1 { // "1 sign-up": the noun is written in the plural
 		jobs = "1 " + strings.TrimSuffix(p.Noun, "s")
 	}
@@ -116,8 +107,7 @@ func reportTitle(p stats.Params) string {
 	return t
 }
 
-// stepRates says at what rates the calls of steps fail and their replies
-// are lost, step by step.
+// stepRates says at what rates each step's calls fail and their replies are lost.
 func stepRates(steps []stats.StepParams) string {
 	var fails, lost []string
 	for _, st := range steps {
@@ -136,8 +126,7 @@ func echoText(d *stats.DeliveryParams, key string) string {
 	return text
 }
 
-// echoNumber is the number the echo d holds under key (a whole number read
-// back from json is an int64), 0 if none.
+// echoNumber is the number the echo d holds under key, 0 if none.
 func echoNumber(d *stats.DeliveryParams, key string) float64 {
 	switch v := d.Lookup(key).(type) {
 	case int64:
@@ -154,14 +143,10 @@ const deliveryModelTerm = "delivery model"
 // engineTerm names the engine e ("skip" or "plain") in titles.
 func engineTerm(e string) string { return e + " engine" }
 
-// keyModeWords say what a step's own key mode sends, as the strategies'
-// labels say it.
+// keyModeWords say what a step's own key mode sends, as the strategies' labels do.
 var keyModeWords = map[string]string{"none": "no key", "fresh": "new key on every call", "same": "same key"}
 
-// ownPolicies names the steps that set their own policy and what each sets,
-// for the title: "reserve the inventory: 5 attempts; charge the card: same
-// key". A step's own backoff is named with the delivery model only, the one
-// model that waits.
+// ownPolicies names the steps that set their own policy and what each sets.
 func ownPolicies(p stats.Params) string {
 	var steps []string
 	for _, st := range p.Policies {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
@@ -72,8 +73,8 @@ func TestRoundJS(t *testing.T) {
 
 func TestGroup(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 464233: "464,233", 1_000_000_000: "1,000,000,000", -4971: "-4,971"} {
-		if got := group(n); got != want {
-			t.Errorf("group(%d) = %q; want %q", n, got, want)
+		if got := human.Group(n); got != want {
+			t.Errorf("human.Group(%d) = %q; want %q", n, got, want)
 		}
 	}
 }

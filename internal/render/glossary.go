@@ -8,16 +8,13 @@ import (
 	"strings"
 )
 
-// glossaryText is the glossary's source, in markdown: every term an output
-// prints, with what it means there, but those whose column declares its
-// own entry (column.gloss); docs/glossary.md is Glossary, as `retrysim help
-// glossary` writes it.
+// glossaryText is the glossary's source in markdown, less the columns'
+// own entries.
 //
 //go:embed glossary.md
 var glossaryText string
 
-// Glossary is the glossary's markdown, as docs/glossary.md holds it: its
-// source's entries and those the columns declare, in alphabetical order.
+// Glossary is docs/glossary.md: its source's entries and the columns', alphabetically.
 func Glossary() string {
 	blocks := strings.Split(glossaryText, "\n### ") // the text before the first entry, then "Term\nbody\n" each
 	for _, e := range columnGlosses() {
@@ -38,8 +35,7 @@ func columnGlosses() []glossaryEntry {
 	return slices.Concat(fleetColumns.glosses(), graphColumns.glosses(), workersColumns.glosses(), mapColumns.glosses())
 }
 
-// glossaryEntry is a term of the glossary and its text, its paragraphs
-// each on one line.
+// glossaryEntry is a term of the glossary and its paragraphs, each on one line.
 type glossaryEntry struct {
 	term       string
 	paragraphs []string
@@ -62,14 +58,12 @@ func glossary() []glossaryEntry {
 // codeText is markdown's inline code.
 var codeText = regexp.MustCompile("`([^`]*)`")
 
-// glossaryHTML is a paragraph of the glossary as html: escaped, its
-// inline code in <code>.
+// glossaryHTML is a glossary paragraph as html, its inline code in <code>.
 func glossaryHTML(par string) string {
 	return codeText.ReplaceAllString(html.EscapeString(par), "<code>$1</code>")
 }
 
-// pageTerms are the glossary's entries for the terms a page uses: its
-// tables' column headers, in the glossary's order.
+// pageTerms are the glossary's entries for a page's column headers, in its order.
 func pageTerms(p page) []glossaryEntry {
 	used := map[string]bool{}
 	for _, t := range p.tables {

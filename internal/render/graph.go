@@ -20,8 +20,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// GraphReport is what `retrysim graph` prints: a row a run a service (and
-// an entry, end to end), each service's series, and the graphs run.
+// GraphReport is what `retrysim graph` prints: a row a run and service, and the series.
 type GraphReport struct {
 	Title  string
 	Graphs []fleet.Graph
@@ -30,15 +29,13 @@ type GraphReport struct {
 	// Params are the page's parameter lines; PlotTitle heads the plot.
 	Params    []string
 	PlotTitle string
-	// Replicates, Seed and Scenario (the scenario file, if any) are what
-	// ran the graphs.
+	// Replicates, Seed and Scenario (file, if any) are what ran the graphs.
 	Replicates int
 	Seed       uint64
 	Scenario   string
 }
 
-// graphColumns are the graph's columns, a row a run and service (or entry,
-// end to end).
+// graphColumns are the graph's columns, a row a run and service (or entry, end to end).
 var graphColumns = columns[fleetdata.GraphRow]{
 	labelColumn("Run", "run", func(r fleetdata.GraphRow) string { return r.Run }),
 	labelColumn("Service", "service", func(r fleetdata.GraphRow) string { return r.Service }),
@@ -65,8 +62,7 @@ var graphColumns = columns[fleetdata.GraphRow]{
 	estimateColumn("", "peak_in_progress", fleetMean, fleetdata.GraphFigures()),
 }
 
-// graphSeries are the figures of a service's second in a graph run: the
-// calls that reached it, then its requests' as fleetSeries has them.
+// graphSeries are the figures of a service's second: its calls, then fleetSeries'.
 var graphSeries = func() []seriesColumn[fleetdata.GraphPoint] {
 	cs := []seriesColumn[fleetdata.GraphPoint]{figureSeries("calls", "calls", fleetdata.GraphPointFigures())}
 	for _, c := range fleetSeries {
@@ -80,14 +76,11 @@ func graphPointFields(p fleetdata.GraphPoint) []field {
 	return append([]field{{"run", p.Run}, {"service", p.Service}, {"t", int64(p.T)}}, seriesFields(graphSeries, p)...)
 }
 
-// csv writes a row a run a service, then what ran them; the
-// graphs' settings are json's params.
 func (r GraphReport) csv(w io.Writer) error {
 	return writeFields(w, ranBy(columnsFields(graphColumns, r.Rows), r.Seed, r.Scenario))
 }
 
-// ranBy is rows with what a csv row says ran it after each: the seed, and
-// the scenario file when one was read.
+// ranBy appends to each csv row the seed, and the scenario file when one was read.
 func ranBy(rows [][]field, seed uint64, scenario string) [][]field {
 	for i := range rows {
 		rows[i] = append(rows[i], field{"seed", seed})
@@ -98,9 +91,7 @@ func ranBy(rows [][]field, seed uint64, scenario string) [][]field {
 	return rows
 }
 
-// json writes the title, what ran the runs, each graph's
-// settings as a scenario file's graph section (params), the rows and the
-// series.
+// json writes the title, what ran the runs, the graphs' settings, the rows and the series.
 func (r GraphReport) json(w io.Writer) error {
 	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
 	var err error
@@ -123,9 +114,7 @@ func (r GraphReport) json(w io.Writer) error {
 	}, r.Series, graphPointFields)
 }
 
-// graphSettings is g as a scenario file's graph section writes it: each
-// mapping's settings by their keys in the file, only those the run reads
-// (as fleetSettings), times as Go durations.
+// graphSettings is g as a scenario file's graph section, only the settings the run reads.
 func graphSettings(g fleet.Graph) []field {
 	def := fleet.DefaultConfig()
 	section := func(name string, c fleet.Config) json.RawMessage {
@@ -186,9 +175,7 @@ func graphSettings(g fleet.Graph) []field {
 	return append(f, field{"entries", entries}, field{"services", services})
 }
 
-// entryValue is entry setting p's value in e as a scenario file writes it,
-// and whether the echo shows it: when the run reads it (p.Unread) and it is
-// given, other than its zero or default, or it needs another that is.
+// entryValue is entry setting p's value in e, and whether the echo shows it.
 func entryValue(p decl.EntryParam[fleet.Entry], e *fleet.Entry) (any, bool) {
 	if p.Unread != nil && p.Unread(*e) != "" {
 		return nil, false
@@ -203,9 +190,7 @@ func entryValue(p decl.EntryParam[fleet.Entry], e *fleet.Entry) (any, bool) {
 	return v, true
 }
 
-// pushbackSet says whether path is a pushback setting set in c: whether a
-// graph reads it depends on the services around it (a service forwards a
-// "do not retry" from its calls), so the echo shows it when it is on.
+// pushbackSet says whether path is a pushback setting on in c, which the echo always shows.
 func pushbackSet(path string, c fleet.Config) bool {
 	return path == "server.pushback" && c.Server.Pushback || path == "client.honour_pushback" && c.Client.HonourPushback
 }
@@ -217,13 +202,11 @@ const graphCaption = "A row a run and service (depth: its shortest distance from
 	"every service); succeeded: the share of its requests that succeeded; rejected and duplicates: at the service " +
 	"(end to end: at every service); in progress: the time average of the calls at the service over the run's duration."
 
-// table writes the title, a row a run and service, and the caption.
 func (r GraphReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, graphColumns, r.Rows, graphCaption)
 }
 
-// html writes the graph run as one page: its settings, the plot
-// a panel a service, and a table a run.
+// html writes the graph run as one page: its settings, the plot, and a table a run.
 func (r GraphReport) html(w io.Writer) error {
 	p := page{title: r.Title, params: r.Params}
 	// a table a run, so that the run's name need not take a column
@@ -249,19 +232,10 @@ func (r GraphReport) html(w io.Writer) error {
 	return writePage(w, p)
 }
 
-// PlotGraph draws a panel a service, one above the other on one time
-// axis: for each run the calls that reached the service a second
-// (attempts and hedges, refused ones included, solid) and its successes a
-// second (dashed), means over replicates; each panel its own y scale,
-// since a service deep in the graph may take many times the load of the
-// top. ext (".png" or ".svg") picks the encoding.
-func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleetdata.GraphPoint, ext string) error {
-	return encodeWhole(w, ext)(newGraphFigure(title, graphs, series))
-}
-
 // graphPanelHeight is the height of one service's panel.
 const graphPanelHeight = 6 * vg.Centimeter
 
+// newGraphFigure draws a panel a service: each run's calls and successes a second.
 func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.GraphPoint) (stack, error) {
 	if len(graphs) == 0 {
 		return stack{}, fmt.Errorf("nothing to plot")
@@ -328,8 +302,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.Graph
 	return f, nil
 }
 
-// GraphRun is what one `retrysim graph` ran: a preset's graphs, or the one
-// graph of a scenario file.
+// GraphRun is what one `retrysim graph` ran: a preset's graphs or a scenario file's.
 type GraphRun struct {
 	Preset       fleetpreset.Preset[fleet.Graph]
 	Replicates   int
@@ -338,9 +311,7 @@ type GraphRun struct {
 	ScenarioFile string
 }
 
-// GraphOutputs renders run as the graph command prints it: its document in
-// r's format and, when asked by a file extension (".csv" or ".json", ".png"
-// or ".svg"; "" for none), its series and its plot.
+// GraphOutputs renders run as the graph command prints it, series and plot by extension.
 func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, series, pic []byte, err error) {
 	what := run.Preset.Name
 	if run.ScenarioFile != "" {
@@ -354,25 +325,20 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 		rep.Series = append(rep.Series, fleetrun.GraphSeries(res)...)
 		secs = max(secs, res.Graph.Duration)
 	}
-	reps := replicatesText(run.Replicates)
-	if run.Replicates > 1 {
-		reps += " ([lo, hi]: 95% intervals over them)"
-	}
+	reps := replicatesNoted(run.Replicates, "[lo, hi]: 95% intervals over them")
 	rep.Title = fmt.Sprintf("retrysim graph: %s, %s, %s, seed %d", what, human.Duration(secs), reps, run.Seed)
 	rep.PlotTitle = fmt.Sprintf("retrysim graph: %s, %s, means of %s, seed %d", what, human.Duration(secs), replicatesText(run.Replicates), run.Seed)
-	rep.Params = []string{"model: " + what, fmt.Sprintf("%s a run, seed %d", replicatesText(run.Replicates), run.Seed)}
-	if run.Preset.Source != "" {
-		rep.Params = append(rep.Params, "source: "+run.Preset.Source)
-	}
+	rep.Params = runParams(what, run.Preset.Source, run.Replicates, run.Seed)
 	for _, g := range rep.Graphs {
 		rep.Params = append(rep.Params, g.Name+": "+describeGraph(g))
 	}
 	return r.Outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, graphPointFields, ext) },
-		plotExt, func(w io.Writer, ext string) error { return PlotGraph(w, rep.PlotTitle, rep.Graphs, rep.Series, ext) })
+		plotExt, func(w io.Writer, ext string) error {
+			return encodeWhole(w, ext)(newGraphFigure(rep.PlotTitle, rep.Graphs, rep.Series))
+		})
 }
 
-// describeGraph is g's calls for people on one line: each edge with its
-// tries and policy ("-> a 3 tries; a -> b 3 tries, finagle-budget").
+// describeGraph is g's calls on one line: "-> a 3 tries; a -> b 3 tries, finagle-budget".
 func describeGraph(g fleet.Graph) string {
 	edge := func(from, to string, c fleet.Client) string {
 		s := fmt.Sprintf("%s-> %s %s", from, to, human.Count(int64(c.Attempts), "try"))

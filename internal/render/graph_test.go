@@ -41,7 +41,7 @@ func TestGraphTickLabels(t *testing.T) {
 		{Point: fleetdata.Point{Run: "g", T: 1}, Service: "db", Calls: 0},
 	}
 	var buf bytes.Buffer
-	if err := PlotGraph(&buf, "t", []fleet.Graph{g}, pts, ".svg"); err != nil {
+	if err := encodeWhole(&buf, ".svg")(newGraphFigure("t", []fleet.Graph{g}, pts)); err != nil {
 		t.Fatal(err)
 	}
 	texts := svgTextsOf(t, buf.Bytes())

@@ -12,20 +12,18 @@ import (
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
 
-// page is one self-contained HTML report: no scripts, fonts or links to
-// fetch. It is well-formed XML as well, so encoding/xml reads it back.
+// page is one self-contained HTML report: no scripts, fonts or links to fetch.
 type page struct {
-	// title is the first line of the heading; any further lines open the
-	// parameters' list.
+	// title is the heading's first line; any further lines open the parameters.
 	title  string
 	params []string
 	tables []pageTable
-	// figures are pictures drawn inline before the tables (a long table
-	// would push them pages down), each an SVG that fits on one printed page.
+	// figures are SVG pictures drawn before the tables, each fitting a printed page.
 	figures [][]byte
 }
 
@@ -36,18 +34,13 @@ type pageTable struct {
 	rows           []pageRow
 }
 
-// pageRow is a table row; a sub row is a line under the row before it (an
-// expectation, a spread), drawn lighter.
+// pageRow is a table row; a sub row, drawn lighter, is a line under the row before.
 type pageRow struct {
 	cells []pageCell
 	sub   bool
 }
 
-// pageCell is one cell. Prose (names, explanations) reads left-aligned and
-// wraps; a number aligns right and breaks only between its value and its
-// interval. A cell whose value is set holds the exact number the json
-// output carries for it, at json row index row under key field; a field
-// "a/b" is a ratio the json carries as its two counts, the row's a over its b.
+// pageCell is one cell: prose wraps; value is json row row's figure under field ("a/b": a over b).
 type pageCell struct {
 	text  string
 	prose bool
@@ -56,8 +49,7 @@ type pageCell struct {
 	value *float64
 }
 
-// num is a cell showing the value v that json row row has under field, as
-// text (no value when v is NaN, which json writes as null).
+// num is a cell showing json row row's value v under field as text (none when NaN).
 func num(text string, row int, field string, v float64) pageCell {
 	if math.IsNaN(v) {
 		return pageCell{text: text}
@@ -71,15 +63,7 @@ func prose(text string) pageCell { return pageCell{text: strings.TrimSpace(text)
 // plain is a number cell that no json field holds as it is shown.
 func plain(text string) pageCell { return pageCell{text: text} }
 
-// pageStyle reads at 1280 px (a centred column of 1220 px; numbers
-// right-aligned, each value kept whole; a name breaks after its
-// underscores, so that every table retrysim writes fits the column, which
-// TestPageTablesFit checks from this style; a narrower window scrolls a
-// table rather than overflow), on a phone (below 700 px: the parameters in
-// one column, a long word such as an address broken anywhere, each picture
-// at least 600 px wide, its text legible, scrolling sideways in its frame)
-// and prints on A4: type no smaller than 7.5 pt, a table's rows and every
-// picture kept whole on a page, headings kept with what follows.
+// pageStyle reads at 1280 px, on a phone and on A4; every table fits (TestPageTablesFit).
 const pageStyle = `
 body { font-family: system-ui, sans-serif; max-width: 1220px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.4; }
 h1 { font-size: 1.3em; margin-bottom: 0.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
@@ -120,10 +104,7 @@ dl.terms { font-size: 0.9em; } dl.terms dt { font-weight: 600; margin-top: 0.6em
 }
 `
 
-// numberSpans writes a number cell's text as spans that do not break
-// inside: a new span starts at an interval ("["), a z-score ("("), after
-// the comma between an interval's bounds and after each "/" of a list of
-// quantiles, so a narrow column breaks there.
+// numberSpans writes a number cell's text as spans that do not break inside.
 func numberSpans(b *bytes.Buffer, text string) {
 	var spans [][]string
 	inInterval := false
@@ -149,9 +130,7 @@ func numberSpans(b *bytes.Buffer, text string) {
 	}
 }
 
-// words is a header's or a prose cell's text, escaped, with a line break
-// allowed after each underscore (<wbr/>): a name such as
-// grpc_throttling_10pct would otherwise be one word as wide as a column.
+// words is a header's or prose cell's text, escaped, breakable after each underscore.
 func words(s string) string {
 	return strings.ReplaceAll(html.EscapeString(s), "_", "_<wbr/>")
 }
@@ -229,10 +208,17 @@ func writePage(w io.Writer, p page) error {
 	return err
 }
 
-// writeSweepHTML writes s as one page: what was run, the pivot of s.Metric
-// with its intervals, and when one or two parameters are swept the plot
-// -plot draws (with opts), inline as SVG: a heat map a figure per strategy,
-// so each prints whole on a page.
+// writePageWith writes p with the one picture draw writes.
+func writePageWith(w io.Writer, p page, draw func(io.Writer) error) error {
+	var svg bytes.Buffer
+	if err := draw(&svg); err != nil {
+		return err
+	}
+	p.figures = [][]byte{svg.Bytes()}
+	return writePage(w, p)
+}
+
+// writeSweepHTML writes s as one page: what ran, the pivot of s.Metric and its plot.
 func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	p := page{title: fmt.Sprintf("retrysim sweep: %s", s.Metric.Label)}
 	p.params = append(p.params, "scenario "+s.Scenario)
@@ -256,13 +242,13 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	} else {
 		unit = "percent"
 	}
-	t := pageTable{
-		heading: fmt.Sprintf("%s, 95%% intervals", s.Metric.Label),
-		howTo: fmt.Sprintf("A row is one grid point, a column one strategy. A cell is the %s in %s, then its 95%% interval "+
-			"[low, high]: where two strategies' intervals do not overlap, the difference is not chance. Every point "+
-			"uses seed %d, so a row equals a single run at that point.", strings.ToLower(s.Metric.Label), unit, s.Seed),
-		header: append(slices.Clone(swept), s.Strategies...),
+	t := pageTable{heading: s.Metric.Label, header: append(slices.Clone(swept), s.Strategies...),
+		howTo: "A row is one grid point, a column one strategy. A cell is the " + strings.ToLower(s.Metric.Label) + " in " + unit}
+	if hasInterval(s.Metric) {
+		t.heading += ", 95% intervals"
+		t.howTo += ", then its 95% interval [low, high]: where two strategies' intervals do not overlap, the difference is not chance"
 	}
+	t.howTo += fmt.Sprintf(". Every point uses seed %d, so a row equals a single run at that point.", s.Seed)
 	per, sr := len(s.Strategies), new(stats.Row)
 	for i := 0; i < len(s.Rows); i += per {
 		var row []pageCell
@@ -276,19 +262,10 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 		}
 		t.rows = append(t.rows, pageRow{cells: row})
 	}
-	if !hasInterval(s.Metric) {
-		t.heading = s.Metric.Label
-		t.howTo = fmt.Sprintf("A row is one grid point, a column one strategy. A cell is the %s in %s. Every point "+
-			"uses seed %d, so a row equals a single run at that point.", strings.ToLower(s.Metric.Label), unit, s.Seed)
-	}
 	p.tables = []pageTable{t}
 	switch len(s.Swept) {
 	case 1:
-		var svg bytes.Buffer
-		if err := PlotSweep(&svg, s, ".svg", opts); err != nil {
-			return err
-		}
-		p.figures = [][]byte{svg.Bytes()}
+		return writePageWith(w, p, func(w io.Writer) error { return PlotSweep(w, s, ".svg", opts) })
 	case 2:
 		figs, err := heatPanels(s, ".svg", opts.OwnScales)
 		if err != nil {
@@ -299,10 +276,7 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	return writePage(w, p)
 }
 
-// html writes r as one page: the runs' table with its intervals
-// and, when r.Runs are given, their time series as -plot draws them, inline,
-// a figure per run so each prints whole on a page; when r.Spikes are, the
-// one picture -plot draws of them.
+// html writes r as one page: the runs' table and their plot.
 func (r FleetReport) html(w io.Writer) error {
 	p := page{title: r.Title, params: r.Params}
 	t := pageTable{
@@ -327,11 +301,7 @@ func (r FleetReport) html(w io.Writer) error {
 	p.tables = []pageTable{t}
 	switch {
 	case len(r.Spikes) > 0:
-		var svg bytes.Buffer
-		if err := PlotFleetSpikes(&svg, r.PlotTitle, r.Spikes, ".svg"); err != nil {
-			return err
-		}
-		p.figures = [][]byte{svg.Bytes()}
+		return writePageWith(w, p, func(w io.Writer) error { return encodeWhole(w, ".svg")(newSpikeFigure(r.PlotTitle, r.Spikes)) })
 	case len(r.Runs) > 0:
 		figs, err := pageFigures(newFleetFigure(r.PlotTitle, r.Runs, r.Configs))
 		if err != nil {
@@ -342,9 +312,7 @@ func (r FleetReport) html(w io.Writer) error {
 	return writePage(w, p)
 }
 
-// writeReportHTML is the table command's page: the strategies' table with
-// intervals, the spread and closed-form lines under a row when asked, and
-// the delivery model's by-step table.
+// writeReportHTML is the table command's page.
 func writeReportHTML(w io.Writer, r stats.Report) error {
 	p := page{title: reportTitle(r.Params)}
 	t := pageTable{
@@ -356,14 +324,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 	for k := range r.Rows {
 		row := &r.Rows[k] // by index: a Row's counters are 89 KB
 		t.rows = append(t.rows, pageRow{cells: cs.pageCells(row, k)})
-		var extra [][]string
-		if len(row.Replicates) > 1 {
-			extra = append(extra, spreadCells(row))
-		}
-		if row.Expected != nil {
-			extra = append(extra, expectedCells(row, watchedOf(r)))
-		}
-		for _, x := range extra {
+		for _, x := range subRows(row, r) {
 			cells := []pageCell{prose(x[0])}
 			for _, text := range x[1:] {
 				cells = append(cells, plain(text))
@@ -385,7 +346,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 			field := "repeated_step_" + strconv.Itoa(i+1)
 			for k := range r.Rows {
 				n := r.Rows[k].RepeatedByStep[i]
-				cells = append(cells, num(group(n), k, field, float64(n)))
+				cells = append(cells, num(human.Group(n), k, field, float64(n)))
 			}
 			by.rows = append(by.rows, pageRow{cells: cells})
 		}
@@ -394,9 +355,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 	return writePage(w, p)
 }
 
-// reportHowTo is how to read the strategies' table of r's page: what its
-// columns are, then only what r's rows show of intervals (-ci), replicates'
-// means and closed forms ("expected (z)").
+// reportHowTo is how to read the strategies' table of r's page.
 func reportHowTo(r stats.Report) string {
 	how := "A row is one strategy over every simulated job. Succeeded is the share of jobs that finished; " +
 		"failed jobs, steps done again and the watched duplicates are counts over all jobs; calls per job is a mean " +
@@ -432,17 +391,13 @@ func writeCasesHTML(w io.Writer, c stats.Cases) error {
 		r := &c.Rows[i]
 		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(r.Case), prose(r.Store),
 			num(perJob.text(chargesPerJob(r)), i, "charges_per_job", chargesPerJob(r)),
-			num(group(r.LostWork), i, "lost_work", float64(r.LostWork)),
+			num(human.Group(r.LostWork), i, "lost_work", float64(r.LostWork)),
 			plain(perJob.text(float64(r.Deliveries) / float64(r.Jobs))), prose(r.Meaning)}})
 	}
 	return writePage(w, page{title: c.Title, tables: []pageTable{t}})
 }
 
-// html is a totals preset's page: what was run, the share of
-// requests that succeeded and the server calls a request as two pivots (a
-// row a failure rate, and client count when t.ByClients; a column a policy),
-// each figure the text table's with its interval over the replicates, and
-// the preset's plot when t.Results are given.
+// html is a totals preset's page: success and calls a request as pivots, and its plot.
 func (t TotalsReport) html(w io.Writer) error {
 	if len(t.Results) > 0 && len(t.Results) != len(t.Rows) {
 		return fmt.Errorf("totals: %d results for %d rows", len(t.Results), len(t.Rows))
@@ -479,8 +434,7 @@ func (t TotalsReport) html(w io.Writer) error {
 	if len(t.Results) == 0 {
 		intervals = "the total over every replicate, as the text table prints it."
 	}
-	// pivot is one table of a figure of each run: what reads it off the
-	// totals (num/den, as field/of of the json row) and off the replicates.
+	// pivot is a table of a figure of each run, as num/den of the totals (field/of in json).
 	pivot := func(heading, howTo, field, of string, style numberStyle, ratio func(fleetdata.Totals) float64,
 		est func(fleetdata.RunRow) schema.Estimate) pageTable {
 		pt := pageTable{heading: heading, howTo: howTo + " " + intervals, header: append(slices.Clone(lead), policies...)}
@@ -522,12 +476,8 @@ func (t TotalsReport) html(w io.Writer) error {
 			func(r fleetdata.Totals) float64 { return float64(r.Calls) / float64(r.Requests) },
 			func(s fleetdata.RunRow) schema.Estimate { return s.Amplification }),
 	}
-	if len(t.Results) > 0 {
-		var svg bytes.Buffer
-		if err := PlotFleetTotals(&svg, t.PlotTitle, t.Results, t.ByClients, ".svg"); err != nil {
-			return err
-		}
-		p.figures = [][]byte{svg.Bytes()}
+	if len(t.Results) == 0 {
+		return writePage(w, p)
 	}
-	return writePage(w, p)
+	return writePageWith(w, p, func(w io.Writer) error { return PlotFleetTotals(w, t.PlotTitle, t.Results, t.ByClients, ".svg") })
 }

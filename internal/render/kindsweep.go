@@ -8,9 +8,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// SweepHead is what ran a sweep of a kind's runs (retrysim sweep KIND):
-// its title, the paths of the settings it varies, in the order -set gave
-// them, and the replicates, seed and scenario file (if any) of every point.
+// SweepHead is what ran a sweep of a kind's runs: title, paths swept, and what ran each point.
 type SweepHead struct {
 	Title      string
 	Paths      []string
@@ -19,16 +17,13 @@ type SweepHead struct {
 	Scenario   string
 }
 
-// sweepRow is a row of a kind's sweep: its point's values of the settings
-// swept, then the kind's row.
+// sweepRow is a row of a kind's sweep: its point's values, then the kind's row.
 type sweepRow[R any] struct {
 	values []string
 	row    R
 }
 
-// kindSweep is a sweep of a kind's runs as every format but html writes
-// it: a row a point and kind's row, the settings first, then the kind's
-// columns as metrics.
+// kindSweep is a sweep of a kind's runs: a row a point and kind's row.
 type kindSweep[R any] struct {
 	SweepHead
 	cs      columns[sweepRow[R]]
@@ -36,10 +31,7 @@ type kindSweep[R any] struct {
 	caption string
 }
 
-// Table is a kind's rows declared once: its columns, the first naming
-// the row's run (a fleet map's policy), and the caption its rows need under
-// a table ("" for none; nil where no table is written), as its sweeps and
-// figures write them.
+// Table is a kind's rows declared once: its columns and its caption under a table.
 type Table[R any] struct {
 	cs      columns[R]
 	caption func([]R) string
@@ -58,8 +50,7 @@ func WorkersTable() Table[fleetdata.WorkersRow] {
 	return Table[fleetdata.WorkersRow]{workersColumns, func([]fleetdata.WorkersRow) string { return drainCaption }}
 }
 
-// Sweep is a sweep of the kind's runs, rows[p] the rows of point p (values
-// points[p]), under a label column a setting swept, then the kind's.
+// Sweep is a sweep of the kind's runs, rows[p] the rows of point p (values points[p]).
 func (t Table[R]) Sweep(h SweepHead, points [][]string, rows [][]R) Runs {
 	s := kindSweep[R]{SweepHead: h, caption: t.caption(slices.Concat(rows...))}
 	for i, path := range h.Paths {
@@ -94,18 +85,14 @@ func lift[R any](c column[R]) column[sweepRow[R]] {
 	return out
 }
 
-// table writes the title, a row a point and kind's row, and the kind's
-// caption.
 func (s kindSweep[R]) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, s.Title, s.cs, s.rows, s.caption)
 }
 
-// csv writes a row a point and kind's row, then what ran it.
 func (s kindSweep[R]) csv(w io.Writer) error {
 	return writeFields(w, ranBy(columnsFields(s.cs, s.rows), s.Seed, s.Scenario))
 }
 
-// json writes the title, what ran the sweep and its rows.
 func (s kindSweep[R]) json(w io.Writer) error {
 	return kindDoc{Title: s.Title, Replicates: s.Replicates, Seed: s.Seed, Scenario: s.Scenario}.write(w, columnsFields(s.cs, s.rows))
 }

@@ -10,12 +10,8 @@ import (
 // numberStyle is how the table formats (table, markdown and html) write one
 // column's numbers: scaled by scale (1 when 0), with decimals fixed
 // decimals, or digits significant digits when digits is set, thousands
-// separated (human.Digits), unit after the value. An interval's bounds are
-// written the same way without the unit, as "[lo, hi]", cut at the
-// quantity's range (0, and 1 for a share: a t interval over few replicates
-// may pass them) and, with fixed decimals, rounded outwards, so that the
-// interval printed holds the one computed and the value printed. csv and
-// json write numbers raw.
+// separated (human.Digits), unit after the value; an interval's bounds
+// are rounded outwards so the interval printed holds the one computed.
 type numberStyle struct {
 	scale    float64
 	decimals int
@@ -25,11 +21,8 @@ type numberStyle struct {
 }
 
 // The styles of the table formats' columns, each column one of them, so no
-// column mixes 10.6 with 10.11 or 5,078 with 5022.7. The one exception is
-// the table command's Calls per job, which keeps the article's rounding,
-// Math.round(x * 100) / 100 ("10.6" beside "10.11"), in every table, as
-// the Part 5 goldens pin it; its intervals, expectations and spreads are
-// in callsPerJob's 2 decimals.
+// column mixes 10.6 with 10.11 or 5,078 with 5022.7 (but Calls per job,
+// whose article rounding the Part 5 goldens pin).
 var (
 	// jobShare is a share of jobs in percent (Succeeded), as the article's.
 	jobShare = numberStyle{scale: 100, decimals: 3, unit: "%", share: true}
@@ -37,15 +30,13 @@ var (
 	wholeCount = numberStyle{}
 	// expectedCount is a count's closed form or a mean of counts.
 	expectedCount = numberStyle{decimals: 1}
-	// callsPerJob is the table command's calls per job: its intervals,
-	// expectations and spreads (its value is the article's, roundJS).
+	// callsPerJob is calls per job's intervals, expectations and spreads.
 	callsPerJob = numberStyle{decimals: 2}
 	// perJob is a mean per job: deliveries and charges.
 	perJob = numberStyle{decimals: 3}
 	// zScore is how many standard errors a result is from its closed form.
 	zScore = numberStyle{decimals: 2}
-	// timeSeconds is a time in seconds (the delivery model's quantiles, the
-	// fleet's latencies, the sweep's times).
+	// timeSeconds is a time in seconds.
 	timeSeconds = numberStyle{digits: 4, unit: " s"}
 	// sweepValue is a swept metric: its size is unknown until the sweep ran.
 	sweepValue = numberStyle{digits: 4}
@@ -55,20 +46,17 @@ var (
 	requestShare = numberStyle{scale: 100, decimals: 1, unit: "%", share: true}
 	// fleetMean is a mean over the fleet's replicates of a count or rate.
 	fleetMean = numberStyle{decimals: 1}
-	// totalsShare and totalsCalls are a fleet preset's totals: the share
-	// of requests that succeeded, and the calls a request.
+	// totalsShare and totalsCalls are a totals preset's share succeeded and calls a request.
 	totalsShare = numberStyle{scale: 100, decimals: 3, unit: "%", share: true}
 	totalsCalls = numberStyle{decimals: 4}
 	// wallSeconds is the wall time a real run (race) took.
 	wallSeconds = numberStyle{decimals: 2, unit: " s"}
 )
 
-// number is x in the style, without the unit; "-" for NaN (nothing
-// counted, a rate of no jobs).
+// number is x in the style, without the unit; "-" for NaN.
 func (s numberStyle) number(x float64) string { return s.rounded(x, 0) }
 
-// rounded is x in the style without the unit, rounded to nearest (way 0),
-// down (-1) or up (+1) with fixed decimals; "-" for NaN.
+// rounded is number rounded to nearest (way 0), down (-1) or up (+1).
 func (s numberStyle) rounded(x float64, way int) string {
 	if math.IsNaN(x) {
 		return "-"
@@ -100,10 +88,7 @@ func (s numberStyle) text(x float64) string {
 	return s.number(x) + s.unit
 }
 
-// interval is " [lo, hi]", the bounds in the style without the unit: what
-// follows a value whose 95% interval is shown. It is empty when the bounds
-// are NaN (one replicate) or the interval has no width at the value's
-// precision, as a value alone says the same.
+// interval is " [lo, hi]" in the style without the unit.
 func (s numberStyle) interval(lo, hi float64) string {
 	if math.IsNaN(lo) || math.IsNaN(hi) {
 		return ""
@@ -129,10 +114,7 @@ func (s numberStyle) withInterval(x, lo, hi float64) string {
 	return s.text(x) + s.interval(lo, hi)
 }
 
-// significant formats x with n significant digits, in plain decimals
-// (0.000002532, not 2.532e-06); 0, NaN and infinities in their shortest
-// form. A value that rounds up to the next power of ten has the digits of
-// that power (99.996 as 100.0, not 100.00).
+// significant formats x with n significant digits in plain decimals (not 2.5e-06).
 func significant(x float64, n int) string {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return strconv.FormatFloat(x, 'g', -1, 64)

@@ -27,20 +27,21 @@ import (
 )
 
 // CheckPlotPath refuses a file name whose extension PlotSweep cannot write.
-func CheckPlotPath(path string) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg":
+func CheckPlotPath(path string) error { return checkExt(path, ".png", ".svg") }
+
+// checkExt refuses a file name that ends in neither of a and b.
+func checkExt(path, a, b string) error {
+	if ext := strings.ToLower(filepath.Ext(path)); ext == a || ext == b {
 		return nil
 	}
-	return fmt.Errorf("%q: want a file name ending in .png or .svg", path)
+	return fmt.Errorf("%q: want a file name ending in %s or %s", path, a, b)
 }
 
 // Scale is how a plot maps values to an axis or to colours.
 type Scale uint8
 
 const (
-	// AutoScale is logarithmic when the positive values span more than
-	// two decades (a factor of 100), linear otherwise.
+	// AutoScale is logarithmic when the positive values span more than two decades.
 	AutoScale Scale = iota
 	// LogScale is logarithmic whatever the values.
 	LogScale
@@ -52,18 +53,13 @@ const (
 type PlotOptions struct {
 	// Y is the line plot's y axis scale.
 	Y Scale
-	// OwnScales gives each heat map its own colour scale; by default every
-	// panel has one scale, so the same colour is the same value in each.
+	// OwnScales gives each heat map its own colour scale instead of one for all.
 	OwnScales bool
 }
 
-// NewPlotOptions checks the choices that shape a sweep's pictures and
-// returns them: path is the -plot file, if any (.png or .svg, drawing one or
-// two swept parameters); page says the format draws the picture itself
-// (html); swept is how many parameters the sweep varies. A choice needs a
-// picture and the kind it shapes: logY and linearY a line plot (one swept
-// parameter), ownScales heat maps (two). Errors name the choices as sweep's
-// flags do.
+// NewPlotOptions checks the choices that shape a sweep's pictures: path is
+// the -plot file, if any, page whether the format draws it (html), swept
+// how many parameters the sweep varies.
 func NewPlotOptions(path string, page bool, swept int, logY, linearY, ownScales bool) (PlotOptions, error) {
 	var o PlotOptions
 	if path != "" {
@@ -102,11 +98,7 @@ func NewPlotOptions(path string, page bool, swept int, logY, linearY, ownScales 
 	return o, nil
 }
 
-// PlotSweep draws s.Metric: against the swept parameter with a line and 95%
-// error bars per strategy when one parameter is swept, or as one heat map per
-// strategy, each with its colour bar (one scale for all unless
-// opts.OwnScales), when two are. ext (".png" or ".svg")
-// picks the encoding; the same s and opts give the same bytes.
+// PlotSweep draws s.Metric: a line a strategy for one swept parameter, heat maps for two.
 func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
 	if err := CheckPlotPath("plot" + ext); err != nil {
 		return err
@@ -146,8 +138,7 @@ func encode(w io.Writer, ext string, width, height vg.Length, drawOn func(draw.C
 	return err
 }
 
-// axisValue formats a grid value of axis a for labels: probabilities in
-// shortest form, attempts and jobs as whole numbers (1000000, not 1e+06).
+// axisValue formats a grid value for labels, whole numbers as 1000000 (not 1e+06).
 func axisValue(a stats.Axis, v float64) string {
 	if a.Duration {
 		return durationText(v)
@@ -155,11 +146,10 @@ func axisValue(a stats.Axis, v float64) string {
 	if a.Whole {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	return axisText(v)
+	return g(v)
 }
 
-// subtitle names everything a plot holds fixed: the scenario, each parameter
-// not swept with its value, the generator, the seed and the engine.
+// subtitle names everything a plot holds fixed.
 func subtitle(s stats.Sweep) string {
 	parts := []string{s.Scenario}
 	var fixed []string
@@ -183,8 +173,7 @@ func (a series) equal(b series) bool {
 	return slices.Equal(a.xs, b.xs) && slices.Equal(a.vs, b.vs) && slices.Equal(a.los, b.los) && slices.Equal(a.his, b.his)
 }
 
-// spansDecades reports whether the positive values in vs span more than
-// two decades.
+// spansDecades reports whether the positive values in vs span more than two decades.
 func spansDecades(vs []float64) bool {
 	lo, hi := math.Inf(1), 0.0
 	for _, v := range vs {
@@ -211,8 +200,7 @@ func decadeLabel(k int, unit string) string {
 	return strconv.FormatFloat(math.Pow(10, float64(k)), 'f', max(0, -k), 64) + unit
 }
 
-// logTicks puts a labelled tick at every power of ten and unlabelled ones
-// at 2 to 9 times it, labels in plain decimals followed by unit.
+// logTicks label every power of ten, with unlabelled ticks at 2 to 9 times it.
 type logTicks struct{ unit string }
 
 // Ticks implements plot.Ticker.
@@ -238,8 +226,7 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// unitTicks are gonum's default ticks, labelled in shortest form ("50",
-// not gonum's "50.00") with unit after each label.
+// unitTicks are gonum's default ticks in shortest form ("50", not "50.00"), then unit.
 type unitTicks struct{ unit string }
 
 // Ticks implements plot.Ticker.
@@ -261,8 +248,7 @@ func unitLabel(m stats.Metric) string {
 	return m.Label
 }
 
-// strategyLabels are s's strategies as its table names them (each row's
-// Label), in s.Strategies' order; an ID without a label stands for itself.
+// strategyLabels are s's strategies as its table names them.
 func strategyLabels(s stats.Sweep) []string {
 	labels := slices.Clone(s.Strategies)
 	for k := range labels {
@@ -273,8 +259,7 @@ func strategyLabels(s stats.Sweep) []string {
 	return labels
 }
 
-// linePlot is the line plot of a sweep over one parameter, its legend to
-// the right of the data: a line a strategy, named as the table names it.
+// linePlot is the line plot of a sweep over one parameter: a line a strategy.
 func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 	axis := s.Swept[0]
 	mul, unit := metricUnit(s.Metric)
@@ -334,48 +319,12 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 	p.Y.Label.Text = unitLabel(s.Metric)
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Add(plotter.NewGrid())
-	labels := strategyLabels(s)
-	for k := range s.Strategies {
-		// Strategies with the same numbers share a line: the first is drawn
-		// widest with the largest marker, each later one narrower on top, so
-		// every one stays visible, and the legend says which they equal.
-		same, later := -1, 0
-		for j := range k {
-			if all[j].equal(all[k]) && same < 0 {
-				same = j
-			}
-		}
-		for j := k + 1; j < per; j++ {
-			if all[j].equal(all[k]) {
-				later++
-			}
-		}
-		var pts errorPoints
-		for i, v := range all[k].vs {
-			if logY && v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) { // a time of no job, or past the histogram
-				continue
-			}
-			lo, hi := all[k].los[i], all[k].his[i]
-			if math.IsNaN(lo) { // a metric with no interval
-				lo, hi = v, v
-			}
-			if logY {
-				lo = math.Max(lo, floor)
-			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: all[k].xs[i], Y: v})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
-		}
-		label := labels[k]
-		if same >= 0 {
-			label += " (same as " + labels[same] + ")"
-		}
-		if len(pts.XYs) == 0 {
-			p.Legend.Add(label+": every value 0", blank{})
-			continue
-		}
-		if err := addSeries(p, pts, k, later, 3, label); err != nil {
-			return stack{}, fmt.Errorf("%s: %w", s.Strategies[k], err)
-		}
+	labels, curves := strategyLabels(s), make([]curve, per)
+	for k := range curves {
+		curves[k] = curve{labels[k], all[k]}
+	}
+	if err := addCurves(p, curves, logY, floor, 3, "every value 0"); err != nil {
+		return stack{}, err
 	}
 	if len(zeroAt) > 0 {
 		at := make([]string, len(zeroAt))
@@ -383,10 +332,6 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 			at[i] = axisValue(ax, x)
 		}
 		p.Legend.Add(fmt.Sprintf("values of 0 (at %s = %s) not shown on the log axis", ax.Name, strings.Join(at, ", ")), blank{})
-	}
-	if logY {
-		p.Y.Min = floor
-		p.Y.Max = math.Max(p.Y.Max, floor*10)
 	}
 	p, legend := withLegend(p)
 	return stack{panels: []*plot.Plot{p}, legends: []plot.Legend{legend}, plotWidth: 17 * vg.Centimeter, panelHeight: 13 * vg.Centimeter}, nil
@@ -413,8 +358,7 @@ type errorPoints struct {
 	plotter.YErrors
 }
 
-// grid is one strategy's colour values over two swept axes, cells at whole
-// numbers so each swept value gets one equal cell.
+// grid is one strategy's colour values over two swept axes, a cell each.
 type grid struct {
 	cols, rows int
 	z          []float64 // row-major
@@ -425,15 +369,13 @@ func (g grid) Z(c, r int) float64 { return g.z[r*g.cols+c] }
 func (g grid) X(c int) float64    { return float64(c) }
 func (g grid) Y(r int) float64    { return float64(r) }
 
-// panel is one strategy's heat map: the values in the metric's unit at each
-// (x, y) index pair of the swept values.
+// panel is one strategy's heat map: values at each (x, y) index pair.
 type panel struct {
 	xs, ys []float64
 	v      [][]float64 // [x][y]
 }
 
-// colourScale maps values to a colour coordinate: log10 of the value (below
-// floor counted as floor) on a log scale, the value itself on a linear one.
+// colourScale maps values to a colour coordinate, log10 on a log scale.
 type colourScale struct {
 	log        bool
 	floor      float64
@@ -473,8 +415,7 @@ func newColourScale(values []float64, unit, note string) colourScale {
 	return cs
 }
 
-// Ticks implements plot.Ticker for the colour bar: decades on a log scale,
-// gonum's ticks with the unit on a linear one.
+// Ticks implements plot.Ticker for the colour bar.
 func (cs colourScale) Ticks(lo, hi float64) []plot.Tick {
 	if !cs.log {
 		return unitTicks{cs.unit}.Ticks(lo, hi)
@@ -495,8 +436,7 @@ func heatMaps(w io.Writer, s stats.Sweep, ext string, ownScales bool) error {
 	return f.encode(w, ext, 0, len(f.panels), true)
 }
 
-// heatFigure is a sweep's heat maps: a panel and colour scale a strategy,
-// under a heading that names the metric, the axes and what is held fixed.
+// heatFigure is a sweep's heat maps: a panel and colour scale a strategy.
 type heatFigure struct {
 	s       stats.Sweep
 	panels  []panel
@@ -552,8 +492,7 @@ func newHeatFigure(s stats.Sweep, ownScales bool) heatFigure {
 	return f
 }
 
-// heatPanels draws each strategy's panel as a picture of its own, the
-// heading above the first, so a page can break between them.
+// heatPanels draws each strategy's panel as a picture of its own.
 func heatPanels(s stats.Sweep, ext string, ownScales bool) ([][]byte, error) {
 	f := newHeatFigure(s, ownScales)
 	var pics [][]byte
@@ -567,8 +506,7 @@ func heatPanels(s stats.Sweep, ext string, ownScales bool) ([][]byte, error) {
 	return pics, nil
 }
 
-// encode draws the panels from up to (not including) to, one above the
-// other, under the heading when head is set.
+// encode draws panels [from, to), under the heading when head is set.
 func (f heatFigure) encode(w io.Writer, ext string, from, to int, head bool) error {
 	width, height := 20*vg.Centimeter, vg.Length(to-from)*heatPanelHeight
 	top := vg.Length(0)
@@ -590,9 +528,7 @@ func (f heatFigure) encode(w io.Writer, ext string, from, to int, head bool) err
 	})
 }
 
-// drawPanel draws strategy k's heat map on the left of c and its colour
-// bar on the right, the bar's scale spanning exactly the heat map's height
-// (its data area's), so a colour reads straight across.
+// drawPanel draws strategy k's heat map and its colour bar, the same height.
 func (f heatFigure) drawPanel(c draw.Canvas, k int) {
 	cs := f.scales[k]
 	heat, bar := heatPanel(f.s, k, f.panels[k], cs), colourBar(cs)
@@ -600,9 +536,7 @@ func (f heatFigure) drawPanel(c draw.Canvas, k int) {
 	heat.Draw(area)
 	want := heat.DataCanvas(area)
 	side := draw.Crop(c, c.Size().X-3.5*vg.Centimeter, -vg.Centimeter/4, 0, 0)
-	// The bar's axis pads its data area by its labels' size, which does
-	// not depend on the area's height: one correction lines it up, the
-	// loop only guards against rounding.
+	// The bar's axis pads by its labels' size: one correction lines it up.
 	for range 3 {
 		got := bar.DataCanvas(side)
 		if got.Min.Y == want.Min.Y && got.Max.Y == want.Max.Y {
@@ -614,10 +548,7 @@ func (f heatFigure) drawPanel(c draw.Canvas, k int) {
 	bar.Draw(side)
 }
 
-// heatPalette is the heat maps' colours: sequential, dark for low values
-// and light for high ones. The scale's top is 90% of the way along the
-// palette, pale yellow: its last tenth fades to white, and a white cell or
-// bar end would not stand out from the page.
+// heatPalette is the heat maps' colours: dark for low values, light for high ones.
 func heatPalette(cs colourScale) palette.ColorMap {
 	pal := moreland.ExtendedBlackBody()
 	pal.SetMin(cs.lo)
@@ -669,9 +600,7 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 	return p
 }
 
-// sigDigits formats x with n significant digits in plain decimals
-// (0.00060, 2.2, 150), as a heat map's cell shows it: the cell's colour
-// reads to about that precision, and the table holds the rest.
+// sigDigits formats x with n significant digits in plain decimals.
 func sigDigits(x float64, n int) string {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return strconv.FormatFloat(x, 'g', -1, 64)
@@ -705,9 +634,7 @@ func colourBar(cs colourScale) *plot.Plot {
 	return p
 }
 
-// colourStrip is a colour bar drawn as stacked rectangles, not as
-// plotter.ColorBar's image: an SVG viewer keeps an image's aspect ratio, so
-// a one-pixel-wide strip of the palette showed as a hairline in a browser.
+// colourStrip is a colour bar of rectangles: a browser drew ColorBar's image as a hairline.
 type colourStrip struct {
 	pal    palette.ColorMap
 	lo, hi float64
@@ -716,8 +643,7 @@ type colourStrip struct {
 // colourSteps is how many rectangles make up a colour bar.
 const colourSteps = 128
 
-// Plot implements plot.Plotter. Each rectangle reaches into the next, which
-// covers the overlap, so no seam of background shows between them.
+// Plot implements plot.Plotter.
 func (b colourStrip) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	x0, x1 := trX(0), trX(1)
@@ -736,8 +662,7 @@ func (b colourStrip) Plot(c draw.Canvas, p *plot.Plot) {
 // DataRange implements plot.DataRanger.
 func (b colourStrip) DataRange() (xmin, xmax, ymin, ymax float64) { return 0, 1, b.lo, b.hi }
 
-// luminance is c's relative luminance from 0 (black) to 1 (white), to pick
-// a legible ink over it.
+// luminance is c's relative luminance, 0 (black) to 1 (white).
 func luminance(c color.Color) float64 {
 	r, g, b, _ := c.RGBA()
 	return (0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)) / 0xffff
@@ -749,10 +674,54 @@ type blank struct{}
 // Thumbnail implements plot.Thumbnailer.
 func (blank) Thumbnail(*draw.Canvas) {}
 
-// addSeries draws one series with its error bars, styled by its index k
-// (lineColour, lineDashes, plotutil.Shape): a series equal to later ones
-// (later of them) gets a wider line and larger markers, so series drawn on
-// top of each other stay visible.
+// addCurves draws curves on p with 95% error bars, equal ones named after the first; on a
+// log axis (from floor) values <= 0 are left out; empty ends the legend of a curve with none.
+func addCurves(p *plot.Plot, curves []curve, logY bool, floor, radius float64, empty string) error {
+	for k, c := range curves {
+		same, later := -1, 0
+		for j := range curves {
+			switch {
+			case j < k && same < 0 && curves[j].series.equal(c.series):
+				same = j
+			case j > k && curves[j].series.equal(c.series):
+				later++
+			}
+		}
+		var pts errorPoints
+		for i, v := range c.vs {
+			if logY && v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) { // a time of no job, or past the histogram
+				continue
+			}
+			lo, hi := c.los[i], c.his[i]
+			if math.IsNaN(lo) || math.IsNaN(hi) { // no interval
+				lo, hi = v, v
+			}
+			if logY {
+				lo = math.Max(lo, floor)
+			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: c.xs[i], Y: v})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
+		}
+		label := c.label
+		if same >= 0 {
+			label += " (same as " + curves[same].label + ")"
+		}
+		if len(pts.XYs) == 0 {
+			p.Legend.Add(label+": "+empty, blank{})
+			continue
+		}
+		if err := addSeries(p, pts, k, later, radius, label); err != nil {
+			return fmt.Errorf("%s: %w", c.label, err)
+		}
+	}
+	if logY {
+		p.Y.Min = floor
+		p.Y.Max = math.Max(p.Y.Max, floor*10)
+	}
+	return nil
+}
+
+// addSeries draws one series with its error bars, wider when later series equal it.
 func addSeries(p *plot.Plot, pts errorPoints, k, later int, radius float64, label string) error {
 	line, points, err := plotter.NewLinePoints(pts.XYs)
 	if err != nil {

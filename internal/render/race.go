@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/raceresult"
 	"github.com/retrysim/retrysim/internal/stats"
 )
@@ -19,15 +20,13 @@ func rate(x, n int64) string {
 	return fmt.Sprintf("%s%% [%s, %s]", sig(100*float64(x)/float64(n)), sig(100*w.Lo), sig(100*w.Hi))
 }
 
-// simRate is a simulated rate with its interval widened to the range lo..hi
-// it takes over the measured rates' intervals.
+// simRate is a simulated rate with its interval widened to lo..hi.
 func simRate(x, n int64, lo, hi float64) string {
 	w := stats.Wilson(x, n)
 	return fmt.Sprintf("%s%% [%s, %s]", sig(100*float64(x)/float64(n)), sig(100*min(w.Lo, lo)), sig(100*max(w.Hi, hi)))
 }
 
-// raceFields flattens a mode for csv and json, with the simulator's side and
-// the verdict when -compare asked for them.
+// raceFields flattens a mode for csv and json, with the comparison when asked.
 func raceFields(r raceresult.Row) []field {
 	codes := make([]string, len(r.RefusedCodes))
 	for i, c := range r.RefusedCodes {
@@ -47,8 +46,7 @@ func raceFields(r raceresult.Row) []field {
 	return f
 }
 
-// raceHeader heads the race modes' table, with the comparison's columns
-// when compare.
+// raceHeader heads the race modes' table, with the comparison's columns when compare.
 func raceHeader(compare bool) []string {
 	header := []string{"Mode", "Races", "Charged twice", "Lost", "SQLITE_BUSY retries", "Refused (codes)", "Crashes", "Wall"}
 	if compare {
@@ -57,8 +55,7 @@ func raceHeader(compare bool) []string {
 	return header
 }
 
-// writeRaceTable is the modes of a real run for people, as a table or
-// markdown, with the comparison's columns when -compare asked for it.
+// writeRaceTable is the modes of a real run for people, with the comparison when asked.
 func writeRaceTable(w io.Writer, title string, rows []raceresult.Row, st tableStyle) error {
 	compare := len(rows) > 0 && rows[0].Sim != nil
 	header := raceHeader(compare)
@@ -66,8 +63,8 @@ func writeRaceTable(w io.Writer, title string, rows []raceresult.Row, st tableSt
 	t.Header(header)
 	for _, r := range rows {
 		codes := fmt.Sprint(r.RefusedCodes)
-		cells := []string{r.Mode, group(r.Races), group(r.DoubleCharged), group(r.Lost), group(r.BusyRetries),
-			group(r.Refused) + " " + codes, group(r.Crashes), wallSeconds.text(r.WallSeconds)}
+		cells := []string{r.Mode, human.Group(r.Races), human.Group(r.DoubleCharged), human.Group(r.Lost), human.Group(r.BusyRetries),
+			human.Group(r.Refused) + " " + codes, human.Group(r.Crashes), wallSeconds.text(r.WallSeconds)}
 		if compare {
 			agree := "no"
 			if r.Agree() {

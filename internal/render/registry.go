@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/raceresult"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
@@ -29,24 +30,18 @@ const (
 	GraphDoc
 	// WorkersDoc is the workers command's WorkersReport.
 	WorkersDoc
-	// KindSweepDoc is a sweep of a kind's runs (Table.Sweep), which no page
-	// format writes.
+	// KindSweepDoc is a sweep of a kind's runs (Table.Sweep); no page writes it.
 	KindSweepDoc
 )
 
 // Renderer is one output format: its name and how it writes each document.
-// A nil writer means the format does not write that document, and a command
-// that prints the document does not offer the format. The fields are
-// unexported so that the one table below is the only place a format is
-// defined.
 type Renderer struct {
 	name string
 	// raw formats print numbers unformatted, every counter and metric of a row.
 	raw bool
 	// page formats write one self-contained html page, plots included.
 	page bool
-	// table is the style of the formats that write tables for people (table
-	// and markdown), nil for the others.
+	// table is the style of the table and markdown formats, nil for the others.
 	table *tableStyle
 
 	report func(io.Writer, stats.Report) error
@@ -57,9 +52,9 @@ type Renderer struct {
 	runs func(Runs, io.Writer) error
 }
 
-// Runs is a kind's runs as every format writes them: a FleetReport,
-// TotalsReport, GraphReport, WorkersReport or MapReport, each writing its
-// columns' declarations (columns.go) once for every format.
+// Runs is a kind's runs as every format writes them: each method writes
+// the title (html: the page), the kind's rows over its columns, and its
+// caption or, in json, what ran the runs and their series.
 type Runs interface {
 	table(w io.Writer, st tableStyle) error
 	csv(w io.Writer) error
@@ -75,8 +70,7 @@ var (
 	_ Runs = MapReport{}
 )
 
-// renderers are every format, the default first: each command offers, in
-// this order, those that write its document.
+// renderers are every format, the default first, in the order commands offer them.
 var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth}), tableFormat("markdown", tableStyle{markdown: true}), {
 	name: "csv", raw: true,
 	report: writeCSV,
@@ -86,7 +80,7 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	runs:   Runs.csv,
 }, {
 	name: "json", raw: true,
-	report: writeJSON,
+	report: reportjson.WriteReport,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepJSON(w, s) },
 	cases:  func(w io.Writer, c stats.Cases) error { return titledRows(w, c.Title, casesFields(c)) },
 	race: func(w io.Writer, title string, rows []raceresult.Row) error {
@@ -101,8 +95,7 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	runs:   Runs.html,
 }}
 
-// tableFormat is the format that writes every document as a box table
-// in style st.
+// tableFormat is the format that writes every document as a table in style st.
 func tableFormat(name string, st tableStyle) Renderer {
 	return Renderer{
 		name:   name,
@@ -117,10 +110,7 @@ func tableFormat(name string, st tableStyle) Renderer {
 	}
 }
 
-// WithWidth is the format fitting its tables to width columns, 0 for no
-// limit (DefaultWidth unless set). Only the table format fits a width: a
-// markdown row is one line, which its reader lays out, and csv, json and
-// html are not terminal tables; those formats are returned as they are.
+// WithWidth is the format fitting its tables to width columns, 0 for no limit.
 func (r Renderer) WithWidth(width int) Renderer {
 	if r.table == nil || r.table.markdown {
 		return r
@@ -158,8 +148,7 @@ func Names(d Doc) []string {
 	return names
 }
 
-// Lookup is the format called name, if it writes d. Its error lists the
-// formats that do.
+// Lookup is the format called name, if it writes d.
 func Lookup(d Doc, name string) (Renderer, error) {
 	for _, r := range renderers {
 		if r.name == name && r.writes(d) {
@@ -169,27 +158,16 @@ func Lookup(d Doc, name string) (Renderer, error) {
 	return Renderer{}, fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(Names(d), ", "))
 }
 
-// Check is Lookup's error alone, for a -format flag of a command that prints d.
-func Check(d Doc) func(name string) error {
-	return func(name string) error {
-		_, err := Lookup(d, name)
-		return err
-	}
-}
-
 // Name is the format's name, as -format takes it.
 func (r Renderer) Name() string { return r.name }
 
-// Raw reports whether the format prints numbers unformatted, every counter
-// and metric of a row (csv and json), rather than one view for people.
+// Raw reports whether the format prints every figure raw (csv and json).
 func (r Renderer) Raw() bool { return r.raw }
 
-// Page reports whether the format writes one self-contained html page, which
-// draws a plot where the document has one.
+// Page reports whether the format writes one self-contained html page.
 func (r Renderer) Page() bool { return r.page }
 
-// unwritten is the error of a format asked for a document it does not write,
-// which Lookup would have refused.
+// unwritten is the error of a format asked for a document it does not write.
 func (r Renderer) unwritten(what string) error {
 	return fmt.Errorf("format %q does not write %s", r.name, what)
 }
@@ -202,9 +180,7 @@ func (r Renderer) Report(w io.Writer, rep stats.Report) error {
 	return r.report(w, rep)
 }
 
-// Sweep writes a sweep: a pivot of s.Metric for people, every counter and
-// interval in csv and json (a row a point and strategy), and a page with the
-// plot opts describes.
+// Sweep writes a sweep: a pivot for people, every figure in csv and json, a page.
 func (r Renderer) Sweep(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	if r.sweep == nil {
 		return r.unwritten("a sweep")
@@ -212,8 +188,7 @@ func (r Renderer) Sweep(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	return r.sweep(w, s, opts)
 }
 
-// Runs writes a kind's runs: the fleet's, a fleet preset's totals, the
-// graph's, the workers' or the fleet-map's.
+// Runs writes a kind's runs.
 func (r Renderer) Runs(w io.Writer, doc Runs) error {
 	if r.runs == nil {
 		return r.unwritten("runs")

@@ -20,14 +20,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// watchedOf are r's watched steps, each a duplicate column (reportjson.Watched).
-func watchedOf(r stats.Report) []stats.Watch { return reportjson.Watched(r) }
-
-// reportColumns are the table command's columns for people: the
-// strategy, the article's four, a column a watched step and the delivery
-// model's, each count and rate with its 95% interval when r.ShowCI asks;
-// html's data-field is json's (csv and json write reportjson.Row). n is
-// the row's jobs, which scale a rate's interval to a count's.
+// reportColumns are the table command's columns, with intervals when r.ShowCI asks.
 func reportColumns(r stats.Report) columns[*stats.Row] {
 	n := func(row *stats.Row) float64 { return float64(row.Jobs) }
 	ms := stats.Metrics()
@@ -39,10 +32,10 @@ func reportColumns(r stats.Report) columns[*stats.Row] {
 		return column[*stats.Row]{header: header, key: key, value: func(row *stats.Row) float64 { return float64(x(row)) },
 			text: func(row *stats.Row) string {
 				if !r.ShowCI || rate == nil {
-					return group(x(row))
+					return human.Group(x(row))
 				}
 				e := rate(row)
-				return group(x(row)) + bounds(wholeCount, e.Lo*n(row), e.Hi*n(row))
+				return human.Group(x(row)) + bounds(wholeCount, e.Lo*n(row), e.Hi*n(row))
 			}}
 	}
 	// ratio is a column of a metric, written as the article does, and its interval in style.
@@ -63,7 +56,7 @@ func reportColumns(r stats.Report) columns[*stats.Row] {
 		ratio("Calls per job", "calls_per_job", 2, callsPerJob, func(c *stats.Counters) string { return roundJS(c.CallsPerJob(), 2) }),
 		count("Steps done again", "repeated_steps", func(row *stats.Row) int64 { return row.RepeatedSteps }, metric(3)),
 	}
-	for k, w := range watchedOf(r) {
+	for k, w := range reportjson.Watched(r) {
 		key := "duplicate_users"
 		if k > 0 {
 			key += "_step_" + strconv.Itoa(w.Step+1)
@@ -83,8 +76,7 @@ func reportColumns(r stats.Report) columns[*stats.Row] {
 		column[*stats.Row]{header: "Time p50 / p95 / p99, failed jobs", text: func(row *stats.Row) string { return quantiles(&row.FailedCompletion) }})
 }
 
-// seconds formats a duration in seconds for people: 0.1000 s, 2.350 s, and
-// "> 8,388,608 s" past the histogram's range.
+// seconds formats a duration in seconds for people, "> 8,388,608 s" past the range.
 func seconds(x float64) string {
 	if math.IsInf(x, 1) {
 		return "> " + timeSeconds.text(hist.Top())
@@ -97,16 +89,13 @@ func quantiles(h *hist.Histogram) string {
 	return seconds(h.QuantileSeconds(0.5)) + " / " + seconds(h.QuantileSeconds(0.95)) + " / " + seconds(h.QuantileSeconds(0.99))
 }
 
-// bounds is an interval's " [lo, hi]" in the column's style, always shown
-// (a -ci interval of no width says so).
+// bounds is an interval's " [lo, hi]" in the column's style, always shown.
 func bounds(s numberStyle, lo, hi float64) string {
 	l, h := s.bounds(lo, hi)
 	return " [" + l + ", " + h + "]"
 }
 
-// metricStyle is the table's style of the i-th of stats.Metrics' closed
-// forms and spreads: succeeded in percent, calls per job per job, the rest
-// counts over the row's jobs (perJobs: the rate times the jobs).
+// metricStyle is the style of the i-th metric's closed form and spread (perJobs: times jobs).
 func metricStyle(i int) (s numberStyle, perJobs bool) {
 	switch i {
 	case 0:
@@ -117,8 +106,7 @@ func metricStyle(i int) (s numberStyle, perJobs bool) {
 	return expectedCount, true
 }
 
-// expectedCells are the closed forms under a row, each with its z-score;
-// the watched steps after the first follow the metrics.
+// expectedCells are the closed forms under a row, each with its z-score.
 func expectedCells(row *stats.Row, watched []stats.Watch) []string {
 	c := &row.Counters
 	n := float64(c.Jobs)
@@ -132,16 +120,10 @@ func expectedCells(row *stats.Row, watched []stats.Watch) []string {
 		cells = append(cells, s.text(x)+" ("+zText(m, c, *row.Expected)+")")
 	}
 	for k, w := range watched[min(1, len(watched)):] {
-		m, e := watchedMetric(row, k+1, w)
+		m, e := reportjson.WatchedMetric(row, k+1, w)
 		cells = append(cells, expectedCount.text(m.Expected(e)*n)+" ("+zText(m, c, e)+")")
 	}
 	return cells
-}
-
-// watchedMetric is the duplicate_rate metric of the k-th watched step w
-// (reportjson.WatchedMetric).
-func watchedMetric(row *stats.Row, k int, w stats.Watch) (stats.Metric, stats.Expected) {
-	return reportjson.WatchedMetric(row, k, w)
 }
 
 func zText(m stats.Metric, c *stats.Counters, e stats.Expected) string {
@@ -152,8 +134,19 @@ func zText(m stats.Metric, c *stats.Counters, e stats.Expected) string {
 	return "z " + zScore.text(zs)
 }
 
-// spreadCells are, under a row, the replicates' mean of each metric with
-// the mean's 95% Student t interval, counts per replicate.
+// subRows are the lines under row: its replicates' spread and its closed forms, when it has them.
+func subRows(row *stats.Row, r stats.Report) [][]string {
+	var rows [][]string
+	if len(row.Replicates) > 1 {
+		rows = append(rows, spreadCells(row))
+	}
+	if row.Expected != nil {
+		rows = append(rows, expectedCells(row, reportjson.Watched(r)))
+	}
+	return rows
+}
+
+// spreadCells are the replicates' mean of each metric with its 95% interval.
 func spreadCells(row *stats.Row) []string {
 	n := float64(row.Jobs) / float64(len(row.Replicates))
 	label := strings.Replace(spreadRowLabel, "n replicates", human.Count(int64(len(row.Replicates)), "replicate"), 1)
@@ -180,14 +173,7 @@ func writeTable(w io.Writer, r stats.Report, st tableStyle) error {
 	t.Header(header)
 	for i := range r.Rows {
 		row := &r.Rows[i] // by index: a Row's counters are 89 KB
-		rows := [][]string{cs.cells(row)}
-		if len(row.Replicates) > 1 {
-			rows = append(rows, spreadCells(row))
-		}
-		if row.Expected != nil {
-			rows = append(rows, expectedCells(row, watchedOf(r)))
-		}
-		for _, cells := range rows {
+		for _, cells := range append([][]string{cs.cells(row)}, subRows(row, r)...) {
 			for len(cells) < len(header) {
 				cells = append(cells, "")
 			}
@@ -203,15 +189,13 @@ func writeTable(w io.Writer, r stats.Report, st tableStyle) error {
 // byStepHeading heads the delivery model's second table.
 const byStepHeading = "Side effects repeated, by step"
 
-// The labels of the rows under a strategy's: its closed forms, and its
-// replicates' means (n written as their count).
+// The labels of the rows under a strategy's: closed forms, and replicates' means.
 const (
 	expectedRowLabel = "expected (z)"
 	spreadRowLabel   = "mean of n replicates"
 )
 
-// writeByStep is the delivery model's second table: the side effects each
-// step repeated, one column a strategy.
+// writeByStep is the delivery model's table of side effects repeated a step.
 func writeByStep(w io.Writer, r stats.Report, st tableStyle) error {
 	header := []string{byStepHeading}
 	align := []alignment{alignLeft}
@@ -225,7 +209,7 @@ func writeByStep(w io.Writer, r stats.Report, st tableStyle) error {
 	for i, name := range r.Delivery.StepNames {
 		cells := []string{name}
 		for j := range r.Rows {
-			cells = append(cells, group(r.Rows[j].RepeatedByStep[i]))
+			cells = append(cells, human.Group(r.Rows[j].RepeatedByStep[i]))
 		}
 		t.Append(cells)
 	}
@@ -246,9 +230,6 @@ func rowFields(row *stats.Row, r stats.Report) []field {
 	}
 	return f
 }
-
-// nanNull keeps NaN out of json and csv (reportjson.NaNNull).
-func nanNull(x float64) any { return reportjson.NaNNull(x) }
 
 // text formats a field value for csv: raw numbers, shortest form.
 func text(v any) string {
@@ -279,12 +260,7 @@ func writeCSV(w io.Writer, r stats.Report) error {
 	return writeFields(w, rows)
 }
 
-// stepFields are each step's parameters as csv columns, for a run whose
-// steps come from a file: csv rows carry no other parameters, and these are
-// the ones no flag shows. They are the settings of
-// decl.EchoedStepSettings, as the json echoes them (stats.StepParams):
-// a step's own attempts, key mode and backoff are empty where it keeps the
-// run's.
+// stepFields are each step's parameters as csv columns, for steps from a file.
 func stepFields(r stats.Report) []field {
 	if r.StepList == nil {
 		return nil
@@ -299,12 +275,8 @@ func stepFields(r stats.Report) []field {
 	return f
 }
 
-// csvCell is v as a csv cell. Text that a spreadsheet would take for a
-// formula, starting with =, +, - or @ (or a tab or carriage return, as
-// OWASP's CSV injection guidance lists), gets a ' in front, which a
-// spreadsheet shows as text; text that is a number as a whole (-1.5) is
-// left as it is, and a number value is never changed: a negative number is
-// a number, and stays one for the spreadsheet.
+// csvCell is v as a csv cell, text a spreadsheet would take for a formula
+// (=, +, -, @, tab, CR first; OWASP) with a ' in front, numbers unchanged.
 func csvCell(v any) string {
 	t := text(v)
 	if _, ok := v.(string); !ok || t == "" || !strings.ContainsRune("=+-@\t\r", rune(t[0])) {
@@ -321,9 +293,7 @@ func writeFields(w io.Writer, rows [][]field) error {
 	return writeFieldRows(w, len(rows), func(i int) []field { return rows[i] })
 }
 
-// writeFieldRows writes n rows of fields as csv, row(i) the i-th, the
-// first row's keys as the header, a line at a time, so that a large
-// sweep's output is not held twice, as fields and as text.
+// writeFieldRows writes n rows of fields (row(i)) as csv, a line at a time.
 func writeFieldRows(w io.Writer, n int, row func(int) []field) error {
 	cw := csv.NewWriter(w)
 	for i := range n {
@@ -354,14 +324,12 @@ func object(fields []field) (json.RawMessage, error) {
 	return reportjson.Object(f)
 }
 
-// estimateFields are estimate e's value and interval as name, name_lo and
-// name_hi (null when undefined), for csv and json.
+// estimateFields are e as name, name_lo and name_hi (null when undefined).
 func estimateFields(name string, e schema.Estimate) []field {
-	return []field{{name, nanNull(e.Value)}, {name + "_lo", nanNull(e.Lo)}, {name + "_hi", nanNull(e.Hi)}}
+	return []field{{name, reportjson.NaNNull(e.Value)}, {name + "_lo", reportjson.NaNNull(e.Lo)}, {name + "_hi", reportjson.NaNNull(e.Hi)}}
 }
 
-// objects is each of xs as a json object of its fields (an empty list,
-// not null, for none).
+// objects is each of xs as a json object of its fields ([] for none).
 func objects[T any](xs []T, fields func(T) []field) ([]json.RawMessage, error) {
 	out := []json.RawMessage{}
 	for _, x := range xs {
@@ -373,12 +341,6 @@ func objects[T any](xs []T, fields func(T) []field) ([]json.RawMessage, error) {
 	}
 	return out, nil
 }
-
-// writeJSON writes a report as json (reportjson.WriteReport).
-func writeJSON(w io.Writer, r stats.Report) error { return reportjson.WriteReport(w, r) }
-
-// writeIndented writes v as indented json, whole or not at all.
-func writeIndented(w io.Writer, v any) error { return reportjson.WriteIndented(w, v) }
 
 // titledRows writes a title and json rows, as the presets and race print them.
 func titledRows(w io.Writer, title string, rows [][]field) error {
@@ -393,5 +355,5 @@ func titledRows(w io.Writer, title string, rows [][]field) error {
 		}
 		out.Rows = append(out.Rows, o)
 	}
-	return writeIndented(w, out)
+	return reportjson.WriteIndented(w, out)
 }

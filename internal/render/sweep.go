@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,16 +14,12 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// sweepRun names what drew the numbers, for titles: the generator, the seed and
-// the engine (skip and plain agree in distribution, not draw for draw).
+// sweepRun names what drew the numbers: the generator, the seed and the engine.
 func sweepRun(s stats.Sweep) string {
 	return fmt.Sprintf("%s, seed %d, %s", s.RNG, s.Seed, engineTerm(s.Engine))
 }
 
-// sweepFields are a row's grid point, then the row's own fields (jobs among
-// them, so not the jobs axis) as the table command's csv and json have
-// them: each watched step's, and the delivery model's when it ran. A
-// duration is written as written (1h), then in seconds (NAME_seconds).
+// sweepFields are a row's grid point, then the row's own fields.
 func sweepFields(s stats.Sweep, r *stats.SweepRow, row *stats.Row) []field {
 	var f []field
 	for a, ax := range s.AxisList() {
@@ -46,8 +41,7 @@ func sweepFields(s stats.Sweep, r *stats.SweepRow, row *stats.Row) []field {
 	return append(f, rowFields(row, rep)...)
 }
 
-// durationText writes seconds as people write a duration: 1h, 90m, 1h30m,
-// 2.5s, 250ms (time.Duration's form without its zero minutes and seconds).
+// durationText writes seconds as people write a duration: 1h, 90m, 1h30m, 2.5s, 250ms.
 func durationText(seconds float64) string {
 	t := time.Duration(math.Round(seconds * 1e9)).String()
 	if strings.HasSuffix(t, "m0s") {
@@ -65,9 +59,7 @@ func writeSweepCSV(w io.Writer, s stats.Sweep) error {
 	return writeFieldRows(w, len(s.Rows), func(i int) []field { return sweepFields(s, &s.Rows[i], row) })
 }
 
-// writeSweepJSON writes what json.Encoder with a two-space indent writes for
-// the sweep and its rows, one row at a time: a large grid's rows are never
-// all held as objects.
+// writeSweepJSON writes the sweep as indented json, one row at a time.
 func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 	swept := make([]string, len(s.Swept))
 	for i, a := range s.Swept {
@@ -112,13 +104,10 @@ func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 	return b.Flush()
 }
 
-// sig formats x as sweepValue does, 4 significant digits in plain decimals
-// (0.000002532, not 2.532e-06) with thousands separators, so a column of
-// rates reads at a glance, less the zeros that end its decimals; "-" for NaN.
+// sig formats x as sweepValue does, less trailing zeros; "-" for NaN.
 func sig(x float64) string { return trimZeros(sweepValue.number(x)) }
 
-// trimZeros drops the zeros that end a number's decimals, and then a bare
-// point: 0.001300 as 0.0013, 100.0 as 100.
+// trimZeros drops the zeros that end a number's decimals, then a bare point.
 func trimZeros(s string) string {
 	if !strings.Contains(s, ".") {
 		return s
@@ -126,9 +115,7 @@ func trimZeros(s string) string {
 	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
 }
 
-// metricText formats an estimate of m for a pivot cell: shares as
-// percentages, times in seconds, means as they are, each with its interval
-// when ci is set and it has one.
+// metricText formats an estimate of m for a pivot cell, with its interval when ci.
 func metricText(m stats.Metric, e schema.Estimate, ci bool) string {
 	if isSeconds(m) {
 		return seconds(e.Value)
@@ -146,8 +133,7 @@ func isPercent(m stats.Metric) bool {
 	return strings.HasSuffix(m.Name, "_rate") || m.Name == "succeeded" || m.Name == "lost_work"
 }
 
-// hasInterval reports whether m's estimates have an interval: the
-// completion quantiles and deliveries per job have none (Lo is NaN).
+// hasInterval reports whether m's estimates have an interval (Lo is not NaN).
 func hasInterval(m stats.Metric) bool {
 	return !math.IsNaN(m.Estimate(&stats.Counters{Jobs: 1}, false).Lo)
 }
@@ -166,16 +152,12 @@ func metricUnit(m stats.Metric) (float64, string) {
 	return 1, ""
 }
 
-// axisText formats a grid value: probabilities and counts, shortest form.
-func axisText(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// pivotAxisText formats a grid value of axis a for a pivot: a duration as
-// written, any other value as axisText.
+// pivotAxisText formats a grid value of axis a for a pivot.
 func pivotAxisText(a stats.Axis, v float64) string {
 	if a.Duration {
 		return durationText(v)
 	}
-	return axisText(v)
+	return g(v)
 }
 
 // writePivot shows s.Metric with one line a grid point and one column a strategy.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
@@ -62,7 +63,7 @@ func TestSweepJSONMatchesEncoder(t *testing.T) {
 			out.Rows = append(out.Rows, o)
 		}
 		var want bytes.Buffer
-		if err := writeIndented(&want, out); err != nil {
+		if err := reportjson.WriteIndented(&want, out); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {

@@ -22,10 +22,7 @@ func numberColumns(n, left int) []alignment {
 	return align
 }
 
-// terminalText is s with every rune stats.IsControl reports, and every
-// byte that is not UTF-8, written as its Go escape (\t, \x1b, \u2028), so
-// that no text a table or title prints moves the cursor or breaks a line,
-// even one no reader has checked.
+// terminalText is s with every control rune and non-UTF-8 byte as its Go escape.
 func terminalText(s string) string {
 	if utf8.ValidString(s) && strings.IndexFunc(s, stats.IsControl) < 0 {
 		return s
@@ -47,25 +44,16 @@ func terminalText(s string) string {
 	return b.String()
 }
 
-// Escaped is s with every control character and byte that is not UTF-8
-// as its Go escape (\n, \x1b, \u202e), for a name no reader checked, such
-// as a file's, put into a title: it cannot break the title's line or
-// reorder it, in any format.
+// Escaped is s with every control character and non-UTF-8 byte as its Go escape.
 func Escaped(s string) string { return terminalText(s) }
 
-// markdownReplacer escapes what would end a markdown table's cell (|), or
-// be read as html (markdown passes inline html through), an escape or a
-// link (the ]( of [text](url) and ![image](url)).
+// markdownReplacer escapes what would end a markdown cell or read as html or a link.
 var markdownReplacer = strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "](", `\](`)
 
-// markdownText is s as markdown text: terminalText's escapes, then |, <, >,
-// &, the backslash and a link's ]( escaped, so that it reads as written in
-// a cell.
+// markdownText is s as markdown text, escaped to read as written in a cell.
 func markdownText(s string) string { return markdownReplacer.Replace(terminalText(s)) }
 
-// tableTitle is a table's title as markdown (in bold) or for a terminal,
-// each of its lines escaped for either; for a terminal each line wraps at
-// spaces to the style's width.
+// tableTitle is a table's title, bold in markdown, else wrapped to the width.
 func tableTitle(title string, st tableStyle) string {
 	escape := terminalText
 	if st.markdown {
@@ -86,8 +74,7 @@ func tableTitle(title string, st tableStyle) string {
 	return strings.Join(lines, "\n")
 }
 
-// writeTitled writes a table's title, the table t and a caption under it
-// ("" for none), in style st.
+// writeTitled writes a table's title, the table t and a caption ("" for none).
 func writeTitled(w io.Writer, st tableStyle, title string, t *table, caption string) error {
 	if _, err := fmt.Fprintln(w, tableTitle(title, st)); err != nil {
 		return err
@@ -99,9 +86,7 @@ func writeTitled(w io.Writer, st tableStyle, title string, t *table, caption str
 	return err
 }
 
-// tableCaption is a note under a table: in markdown a paragraph of its own
-// (a markdown table goes on to the first blank line), for a terminal
-// wrapped at spaces to the style's width.
+// tableCaption is a note under a table, its own paragraph or wrapped to the width.
 func tableCaption(text string, st tableStyle) string {
 	if st.markdown {
 		return "\n" + markdownText(text)

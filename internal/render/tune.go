@@ -13,16 +13,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// TuneReport is a search's result (retrysim tune) as its page and its
-// markdown write it: the search fills it, so render knows no search.
+// TuneReport is a search's result as its page and markdown write it.
 type TuneReport struct {
-	// Headline is the answer in a line; Answer its detail lines, as the
-	// text output writes them; Params say what was searched.
+	// Headline is the answer in a line, Answer its details, Params what was searched.
 	Headline string
 	Answer   []string
 	Params   []string
-	// Header and Rows are the candidates' table; its first Settings
-	// columns are the searched settings' values.
+	// Header and Rows are the candidates' table, the searched settings first.
 	Header   []string
 	Rows     [][]string
 	Settings int
@@ -30,22 +27,17 @@ type TuneReport struct {
 	Panels []TunePanel
 }
 
-// TunePanel is one picture of a search: a figure (the objective, or a
-// requirement's metric) of every candidate against the searched setting,
-// its 95% intervals as error bars, a line a value of the other settings.
+// TunePanel is one picture of a search: a figure of every candidate.
 type TunePanel struct {
 	Title, X, Y string
 	// Ticks label the searched setting's values (XValues, as plotted).
 	XValues []float64
 	Ticks   []string
 	Series  []TuneSeries
-	// Bound, when Shade is "above" or "below", is a requirement's value:
-	// the side of it the requirement rules out is shaded, and the bound
-	// drawn as a line ("on" draws the line alone, for ==).
+	// Bound is a requirement's value, its ruled-out side shaded ("on": the line alone).
 	Bound float64
 	Shade string
-	// Bands are spans of the searched setting shaded across the panel:
-	// the values where every candidate is ruled out.
+	// Bands are spans of the searched setting where every candidate is ruled out.
 	Bands [][2]float64
 	// Best is the answer's point in this panel, nil for none.
 	Best *[2]float64
@@ -53,15 +45,13 @@ type TunePanel struct {
 	Note string
 }
 
-// TuneSeries is a line of a panel: its label (the other settings' values)
-// and its candidates' values with their intervals (NaN: none).
+// TuneSeries is a line of a panel: its label and its values with intervals (NaN: none).
 type TuneSeries struct {
 	Label        string
 	X, V, Lo, Hi []float64
 }
 
-// WriteTuneHTML writes r as one page: the answer, the pictures, then the
-// candidates' table.
+// WriteTuneHTML writes r as one page: the answer, the pictures, the candidates.
 func WriteTuneHTML(w io.Writer, r TuneReport) error {
 	var answer []string // a list item a line, an indented line joined to the one above
 	for _, l := range r.Answer {
@@ -88,8 +78,7 @@ func WriteTuneHTML(w io.Writer, r TuneReport) error {
 	if len(notes) > 0 {
 		how += " In the pictures above, " + strings.Join(notes, "; ") + "."
 	}
-	// The work's column says it is spent: "jobs" alone is the glossary's
-	// term for a worker fleet's jobs.
+	// "jobs" alone is the glossary's term for a worker fleet's jobs.
 	header := slices.Clone(r.Header)
 	header[len(header)-1] += " spent"
 	t := pageTable{heading: "The candidates", howTo: how, header: header}
@@ -108,9 +97,7 @@ func WriteTuneHTML(w io.Writer, r TuneReport) error {
 	return writePage(w, p)
 }
 
-// WriteTuneMarkdown writes r as markdown: the headline in bold, the answer
-// as a list (its indented lines nested), what was searched as another,
-// then the candidates' table.
+// WriteTuneMarkdown writes r as markdown: the headline, the answer, the candidates.
 func WriteTuneMarkdown(w io.Writer, r TuneReport) error {
 	var b strings.Builder
 	b.WriteString(tableTitle(r.Headline, tableStyle{markdown: true}) + "\n")
@@ -140,9 +127,7 @@ func WriteTuneMarkdown(w io.Writer, r TuneReport) error {
 	return t.Render()
 }
 
-// stack is the panel drawn: log y when its positive values span more than
-// two decades (a value of 0 then left out, and said), the shaded side of
-// its bound, its bands, its best point ringed.
+// stack is the panel drawn, log y when its values span more than two decades.
 func (pn TunePanel) stack() (stack, error) {
 	var values []float64
 	for _, s := range pn.Series {
@@ -208,8 +193,7 @@ func (pn TunePanel) stack() (stack, error) {
 			p.Legend.Add(s.Label+": no value to draw", blank{})
 			continue
 		}
-		// Candidates with the same figures share a line, drawn as linePlot
-		// draws equal strategies: the first widest, the legend naming it.
+		// Candidates with the same figures share a line, as in linePlot.
 		same, later, label := -1, 0, s.Label
 		for j, o := range pn.Series {
 			if eq := (series{s.X, s.V, s.Lo, s.Hi}).equal(series{o.X, o.V, o.Lo, o.Hi}); eq && j < k && same < 0 {
@@ -256,8 +240,7 @@ func (pn TunePanel) stack() (stack, error) {
 	return stack{panels: []*plot.Plot{p}, legends: []plot.Legend{legend}, plotWidth: 17 * vg.Centimeter, panelHeight: 11 * vg.Centimeter}, nil
 }
 
-// level shades a panel's side of a requirement's bound, above or below it,
-// across the panel's whole width, and draws the bound as a line.
+// level shades a panel's side of a requirement's bound, and draws the bound.
 type level struct {
 	bound float64
 	side  string // "above", "below" or "on"
@@ -284,8 +267,7 @@ func (l level) Plot(c draw.Canvas, p *plot.Plot) {
 	c.StrokeLine2(draw.LineStyle{Color: lineColour(6), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}, c.Min.X, y, c.Max.X, y)
 }
 
-// Thumbnail implements plot.Thumbnailer: the legend's grey box, or the
-// line alone.
+// Thumbnail implements plot.Thumbnailer.
 func (l level) Thumbnail(c *draw.Canvas) {
 	if l.side == "on" {
 		y := (c.Min.Y + c.Max.Y) / 2

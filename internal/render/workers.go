@@ -14,10 +14,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// WorkersReport is what `retrysim workers` prints: a row a run (its jobs,
-// the queue's and the workers' figures), each run's series a second, and,
-// in json, the graphs that ran and their services' rows as the graph
-// command prints them (each dependency's calls and amplification).
+// WorkersReport is what `retrysim workers` prints: a row a run, and the series.
 type WorkersReport struct {
 	Title  string
 	Rows   []fleetdata.WorkersRow
@@ -25,13 +22,11 @@ type WorkersReport struct {
 	// Graphs are the runs' graphs, Services their rows (fleet.GraphResult.Rows).
 	Graphs   []fleet.Graph
 	Services []fleetdata.GraphRow
-	// Replicates, Seed and Scenario (the scenario file, if any) are what
-	// ran the runs.
+	// Replicates, Seed and Scenario (file, if any) are what ran the runs.
 	Replicates int
 	Seed       uint64
 	Scenario   string
-	// Preset is the preset that ran, if any: its name, its source and what
-	// its runs are.
+	// Preset is the preset that ran, if any.
 	Preset fleetpreset.Preset[fleet.Workers]
 }
 
@@ -41,9 +36,7 @@ const drainCaption = "Drain: seconds from the end of the outages until the first
 	"a mean over the replicates that drained, \"never\" when none did; in parentheses, the " +
 	"replicates that drained of those with an outage and a second after it, with a 95% Wilson interval."
 
-// workersColumns are the workers' columns, a row a run. The drain's
-// figures come before the peaks in csv and json and after them for people,
-// so they are two columns.
+// workersColumns are the workers' columns, a row a run.
 var workersColumns = columns[fleetdata.WorkersRow]{
 	labelColumn("Run", "run", func(r fleetdata.WorkersRow) string { return r.Run }),
 	rawColumn(func(r fleetdata.WorkersRow) []field { return []field{{"replicates", int64(r.Replicates)}} }),
@@ -73,16 +66,14 @@ var workersColumns = columns[fleetdata.WorkersRow]{
 		}
 		drain := "never"
 		if sh.Count() > 0 {
-			drain = estimateText(r.DrainSeconds, timeSeconds)
+			drain = timeSeconds.withInterval(r.DrainSeconds.Value, r.DrainSeconds.Lo, r.DrainSeconds.Hi)
 		}
 		return drain + " (" + shareText(sh) + ")"
 	}},
 	quantilesColumn("Completion p50 / p95 / p99", "completion", fleetdata.WorkersFigures()),
 }
 
-// workersSeries are the figures of a workers run's second, a mean over
-// replicates, in csv and json's order (each dependency's follow), with
-// the legend PlotWorkers draws them under.
+// workersSeries are the figures of a workers run's second, in csv and json's order.
 var workersSeries = []seriesColumn[fleetdata.WorkersPoint]{
 	figureSeries("arrivals", "arrivals", fleetdata.WorkersPointFigures()),
 	figureSeries("completions", "completions", fleetdata.WorkersPointFigures()),
@@ -94,8 +85,7 @@ var workersSeries = []seriesColumn[fleetdata.WorkersPoint]{
 	figureSeries("retries_scheduled", "retries scheduled", fleetdata.WorkersPointFigures()),
 }
 
-// workersPointFields is a series point for csv and json, each dependency's
-// calls and calls in progress under its name.
+// workersPointFields is a series point for csv and json, then each dependency's.
 func workersPointFields(p fleetdata.WorkersPoint, deps []string) []field {
 	f := append([]field{{"run", p.Run}, {"t", int64(p.T)}}, seriesFields(workersSeries, p)...)
 	for d, name := range deps {
@@ -104,8 +94,7 @@ func workersPointFields(p fleetdata.WorkersPoint, deps []string) []field {
 	return f
 }
 
-// Add appends a run's result: its graph, its services' rows, its row and
-// its series.
+// Add appends a run's result: its graph, services' rows, row and series.
 func (r *WorkersReport) Add(res fleet.GraphResult) {
 	r.Graphs = append(r.Graphs, res.Graph)
 	r.Services = append(r.Services, fleetrun.Rows(res)...)
@@ -113,9 +102,7 @@ func (r *WorkersReport) Add(res fleet.GraphResult) {
 	r.Series = append(r.Series, fleetrun.WorkersSeries(res)...)
 }
 
-// WorkersOutputs renders res as retrysim workers prints them, in r's
-// format, rep saying what ran them, and their plot when plotExt (".png" or
-// ".svg") asks for it.
+// WorkersOutputs renders res as retrysim workers prints them, and the plot by extension.
 func (r Renderer) WorkersOutputs(rep WorkersReport, res []fleet.GraphResult, plotExt string) (out, pic []byte, err error) {
 	name, d := rep.Preset.Name, time.Duration(0)
 	if rep.Scenario != "" {
@@ -130,8 +117,7 @@ func (r Renderer) WorkersOutputs(rep WorkersReport, res []fleet.GraphResult, plo
 	return out, pic, err
 }
 
-// runDeps is the dependencies of the run a point belongs to, in the order
-// of its DepCalls and DepInProgress: its graph's services but the workers.
+// runDeps is the run's dependencies, in DepCalls' order: its services but the workers.
 func (r WorkersReport) runDeps(run string) []string {
 	var deps []string
 	if i := slices.IndexFunc(r.Graphs, func(g fleet.Graph) bool { return g.Name == run }); i >= 0 {
@@ -144,15 +130,11 @@ func (r WorkersReport) runDeps(run string) []string {
 	return deps
 }
 
-// csv writes a row a run, then what ran it; the series go to
-// -series.
 func (r WorkersReport) csv(w io.Writer) error {
 	return writeFields(w, ranBy(columnsFields(workersColumns, r.Rows), r.Seed, r.Scenario))
 }
 
-// json writes the title, what ran the runs (their graphs'
-// settings, as retrysim graph writes them), the rows (each with its steps'
-// duplicates), each service's row and the series.
+// json writes the title, what ran the runs, the rows, the services' rows and the series.
 func (r WorkersReport) json(w io.Writer) error {
 	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption}
 	var err error
@@ -170,28 +152,16 @@ func (r WorkersReport) json(w io.Writer) error {
 	}, r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) })
 }
 
-// table writes the title, a row a run and the drain's caption.
 func (r WorkersReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, workersColumns, r.Rows, drainCaption)
 }
 
-// workersJobsColumns is how many of workersColumns' headers the html
-// page's first table holds, the run's jobs; its second holds the run and
-// the backlog, drain and completion times, so each fits the page.
+// workersJobsColumns is how many headers the page's first table holds, to fit the page.
 const workersJobsColumns = 9
 
-// html writes the workers' runs as one page: what ran them,
-// PlotWorkers's panels a picture each, then two tables a row a run: the
-// jobs, then the backlog, drain and completion times.
+// html writes the workers' runs as one page: what ran them, the plot and two tables.
 func (r WorkersReport) html(w io.Writer) error {
-	p := page{title: r.Title}
-	if r.Preset.Name != "" {
-		p.params = append(p.params, "model: "+r.Preset.Name)
-	}
-	p.params = append(p.params, fmt.Sprintf("%s a run, seed %d", replicatesText(r.Replicates), r.Seed))
-	if r.Preset.Source != "" {
-		p.params = append(p.params, "source: "+r.Preset.Source)
-	}
+	p := page{title: r.Title, params: runParams(r.Preset.Name, r.Preset.Source, r.Replicates, r.Seed)}
 	if r.Preset.About != "" {
 		p.params = append(p.params, "runs: "+strings.Join(strings.Fields(r.Preset.About), " "))
 	}

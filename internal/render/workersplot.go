@@ -19,29 +19,21 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// workersPanel is one panel of a worker fleet's plot: its title, y label
-// and lines, each a figure of a point.
+// workersPanel is one panel of a worker fleet's plot.
 type workersPanel struct {
 	title, y string
 	lines    []workersLine
 }
 
-// workersLine is one figure of a worker fleet's point, drawn in a colour
-// of its own in its panel, a dash pattern a run.
+// workersLine is one figure of a worker fleet's point, a colour a figure.
 type workersLine struct {
 	name string
 	get  func(fleetdata.WorkersPoint) float64
 }
 
 // PlotWorkers draws r's series, one panel above the other on one time
-// axis: jobs a second (arrivals, completions, dead-lettered, and
-// redeliveries: the retries a second), jobs waiting (the workers' backlog,
-// and jobs waiting out a retry's backoff), the oldest waiting job's age,
-// and a panel a dependency (its calls a second and calls in progress); a
-// colour a figure, a dash pattern a run. The
-// time axis shows workersWindow, a panel whose spikes would flatten the
-// rest on a linear axis has a log one (spiky), and a panel with nothing
-// in it is left out. ext (".png" or ".svg") picks the encoding.
+// axis: jobs a second, jobs waiting, the oldest job's age, and a panel a
+// dependency; a colour a figure, a dash pattern a run.
 func PlotWorkers(w io.Writer, r WorkersReport, ext string) error {
 	return encodeWhole(w, ext)(newWorkersFigure(r))
 }
@@ -87,8 +79,7 @@ func workersPanels(r WorkersReport) []workersPanel {
 	return panels
 }
 
-// newWorkersFigure lays out PlotWorkers's panels, for -plot to draw whole
-// and the html page a picture a panel.
+// newWorkersFigure lays out PlotWorkers's panels.
 func newWorkersFigure(r WorkersReport) (stack, error) {
 	byRun := map[string][]fleetdata.WorkersPoint{}
 	var runs []string
@@ -121,19 +112,15 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 	return f, nil
 }
 
-// workersPlot draws one panel over [lo, hi]: the triggers' windows shaded,
-// then a line a figure and run, the figure's colour and the run's dash
-// pattern, its legend the triggers, a figure (saying which runs' lines
-// coincide, and a figure that is 0 throughout) then a run. ok is false
-// when every figure is 0 in every run throughout.
+// workersPlot draws one panel over [lo, hi], a line a figure and run; ok
+// is false when every figure is 0 in every run throughout.
 func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.WorkersPoint, lo, hi float64, triggers []window) (*plot.Plot, bool, error) {
 	p := timePanel(pn.title, pn.y, 9)
 	for _, w := range triggers {
 		p.Add(w)
 		p.Legend.Add(fmt.Sprintf("%s, %s to %s s (the trigger)", w.what, human.Group(int64(w.from)), human.Group(int64(w.to))), w)
 	}
-	// curves[j][k] is figure j of run k over the window; nonzero[j] says
-	// whether it is anything but 0 in some run at some second.
+	// curves[j][k] is figure j of run k; nonzero[j] whether it is ever not 0.
 	curves := make([][]plotter.XYs, len(pn.lines))
 	nonzero := make([]bool, len(pn.lines))
 	var values []float64
@@ -164,9 +151,7 @@ func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.Wo
 		zero = decadeFloor([]float64{least}) / 10
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = zeroLogTicks{zero}
-		// The unit goes to the title: gonum places a y label's box at the
-		// axis' middle value, near the top of a log axis, and pads the
-		// panel's top for it, pushing its time axis out of its height.
+		// The unit goes to the title: gonum pads a log axis's label out of the panel.
 		p.Title.Text += " (" + pn.y + ", log y axis)"
 		p.Y.Label.Text = ""
 	}
@@ -223,8 +208,7 @@ func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.Wo
 	return p, true, nil
 }
 
-// runDashes is run k's dash pattern in a worker fleet's plot: solid, long
-// dashes, dots, then plotutil's patterns.
+// runDashes is run k's dash pattern: solid, long dashes, dots, then plotutil's.
 func runDashes(k int) []vg.Length {
 	switch k {
 	case 0:
@@ -237,17 +221,13 @@ func runDashes(k int) []vg.Length {
 	return plotutil.Dashes(k)
 }
 
-// spiky reports whether a panel's values (sorted) would be flattened by a
-// few of them on a linear axis: the largest is over ten times the 95th
-// percentile, as a burst of dead-lettered jobs or a herd of retries is.
+// spiky reports whether the top of sorted is over ten times its 95th percentile.
 func spiky(sorted []float64) bool {
 	top := sorted[len(sorted)-1]
 	return top > 0 && top > 10*sorted[(len(sorted)-1)*95/100]
 }
 
-// zeroLogTicks label a log axis whose foot, a decade below the least
-// positive value, stands for 0: "0" there, then logTicks from the next
-// decade up.
+// zeroLogTicks label a log axis whose foot stands for 0.
 type zeroLogTicks struct{ zero float64 }
 
 // Ticks implements plot.Ticker.
@@ -255,13 +235,7 @@ func (t zeroLogTicks) Ticks(lo, hi float64) []plot.Tick {
 	return append([]plot.Tick{{Value: t.zero, Label: "0"}}, logTicks{}.Ticks(t.zero*10, hi)...)
 }
 
-// workersWindow is the time window PlotWorkers shows: where the runs'
-// graphs have outages, from the first outage's start to the last second
-// any run is not back to its state before them (its jobs waiting, oldest
-// age or a dependency's calls in progress above their highest before the
-// outages, or a job dead-lettered), with a margin of a sixth of that span
-// either side, in whole steps of the time axis; the whole run [0, end]
-// when there is no outage or the window would cover most of the run.
+// workersWindow is the time window PlotWorkers shows: the outages and their aftermath.
 func workersWindow(r WorkersReport, byRun map[string][]fleetdata.WorkersPoint, end float64) (lo, hi float64) {
 	from, to, ok := r.outages()
 	if !ok {
@@ -301,9 +275,7 @@ func workersWindow(r WorkersReport, byRun map[string][]fleetdata.WorkersPoint, e
 	return lo, hi
 }
 
-// triggers are the windows a worker fleet's plot shades: the span of the
-// runs' outages (outages), then each distinct load spike of the runs'
-// entries, in run order.
+// triggers are the windows a worker fleet's plot shades: outages, then load spikes.
 func (r WorkersReport) triggers() []window {
 	var ws []window
 	if from, to, ok := r.outages(); ok {
@@ -320,8 +292,7 @@ func (r WorkersReport) triggers() []window {
 	return ws
 }
 
-// outages is the span of the runs' outages (fleet.Graph.OutageWindow),
-// from the first's start to the last's end; ok is false with none.
+// outages is the span of the runs' outages; ok is false with none.
 func (r WorkersReport) outages() (from, to float64, ok bool) {
 	from, to = math.Inf(1), math.Inf(-1)
 	for i := range r.Graphs {
@@ -332,9 +303,7 @@ func (r WorkersReport) outages() (from, to float64, ok bool) {
 	return from, to, ok
 }
 
-// window shades the seconds from to to across a panel's whole height, a
-// worker fleet's trigger (what: its outages, or its jobs' load spike), as
-// a fleet's plot shades its load's spike.
+// window shades the seconds from to to across a panel.
 type window struct {
 	what     string
 	from, to float64

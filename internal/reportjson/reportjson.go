@@ -24,8 +24,7 @@ type Field struct {
 	Value any
 }
 
-// Watched are r's watched steps, each a duplicate column; a report that
-// names none still has the duplicate_users column every output carries.
+// Watched are r's watched steps, each a duplicate column; one for none.
 func Watched(r stats.Report) []stats.Watch {
 	if len(r.Watched) == 0 {
 		return []stats.Watch{{}}
@@ -33,12 +32,8 @@ func Watched(r stats.Report) []stats.Watch {
 	return r.Watched
 }
 
-// QuantileField is a completion quantile for csv and json: the number of
-// seconds, null when nothing was counted, and past the histogram's range
-// the least it can be, hist.Top (8388608, 2^23), which no quantile
-// within the range equals (each is its bucket's middle); the columns
-// completion_past_range and failed_completion_past_range count the jobs
-// there.
+// QuantileField is a completion quantile in seconds for csv and json: null
+// when nothing was counted, hist.Top past the histogram's range.
 func QuantileField(x float64) any {
 	if math.IsInf(x, 1) {
 		return hist.Top()
@@ -47,8 +42,7 @@ func QuantileField(x float64) any {
 }
 
 // WatchedMetric is the duplicate_rate metric of the k-th watched step w, and
-// the expectations with its duplicate rate in DuplicateRate, for the
-// columns of a watched step after the first.
+// the expectations with its duplicate rate in DuplicateRate.
 func WatchedMetric(row *stats.Row, k int, w stats.Watch) (stats.Metric, stats.Expected) {
 	m := stats.Metrics()[len(stats.Metrics())-1] // duplicate_rate
 	m.Name += "_step_" + strconv.Itoa(w.Step+1)
@@ -63,8 +57,7 @@ func WatchedMetric(row *stats.Row, k int, w stats.Watch) (stats.Metric, stats.Ex
 	return m, e
 }
 
-// Row flattens a row for csv and json: counters, then every metric with its
-// interval, then expectations and replicate spreads when present.
+// Row flattens a row for csv and json: counters, metrics, expectations, spreads.
 func Row(row *stats.Row, r stats.Report) []Field {
 	c := &row.Counters
 	f := []Field{
@@ -131,9 +124,7 @@ func Row(row *stats.Row, r stats.Report) []Field {
 	return f
 }
 
-// estimateFields are an estimate's value and interval, named name,
-// name_lo and name_hi: null, an empty csv cell, for a row of no jobs
-// (a slice may hold none), whose rates are not numbers.
+// estimateFields are e as name, name_lo and name_hi: null for a row of no jobs.
 func estimateFields(name string, e schema.Estimate, jobs int64) []Field {
 	if jobs == 0 {
 		return []Field{{name, nil}, {name + "_lo", nil}, {name + "_hi", nil}}
@@ -141,8 +132,7 @@ func estimateFields(name string, e schema.Estimate, jobs int64) []Field {
 	return []Field{{name, e.Value}, {name + "_lo", e.Lo}, {name + "_hi", e.Hi}}
 }
 
-// NaNNull keeps NaN (nothing counted, or a rate of no jobs) out of json,
-// which cannot hold it: null, and an empty csv cell.
+// NaNNull keeps NaN out of json, which cannot hold it: null, an empty csv cell.
 func NaNNull(x float64) any {
 	if x != x {
 		return nil
@@ -204,10 +194,7 @@ func WriteReport(w io.Writer, r stats.Report) error {
 	}{r.Params, rows})
 }
 
-// fileParams are the parameters of a run whose steps come from a file. Its
-// two nil fields hide Params' p_fail and lost_reply, which no step may have
-// used: step_params carries what each step did, and watched names the
-// watched steps, in the order of their columns.
+// fileParams are the parameters of a run whose steps come from a file.
 type fileParams struct {
 	stats.Params
 	PFail     *float64      `json:"p_fail,omitempty"`

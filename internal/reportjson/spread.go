@@ -11,17 +11,14 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
-// Spread is the mean of one metric over replicates, with the mean's 95%
-// Student t interval (cut at 0, as no metric is negative; the mean itself,
-// with no interval, with one replicate) and N the replicates, and the
-// metric's sample standard deviation over them.
+// Spread is the mean of one metric over N replicates with its 95% Student t
+// interval (cut at 0; none with one replicate), and the sample standard deviation.
 type Spread struct {
 	schema.Estimate
 	SD float64
 }
 
-// SpreadOf is m's mean, standard deviation and the mean's interval over
-// the replicates' values.
+// SpreadOf is m's Spread over the replicates' values.
 func SpreadOf(m stats.Metric, reps []stats.Values) Spread {
 	i := slices.IndexFunc(stats.Metrics(), func(x stats.Metric) bool { return x.Name == m.Name })
 	xs := make([]float64, len(reps))
@@ -37,8 +34,7 @@ func SpreadOf(m stats.Metric, reps []stats.Values) Spread {
 	return Spread{Estimate: schema.Estimate{Value: mu, Lo: max(0, mu-half), Hi: mu + half, N: n, Level: stats.Confidence, Method: estimate.StudentT}, SD: sd}
 }
 
-// meanSD is the mean of xs and their sample standard deviation, by the
-// corrected two-pass algorithm (Chan, Golub and LeVeque's 1.7) in gonum's
+// meanSD is the mean of xs and their sample standard deviation, in gonum's
 // stat.MeanStdDev's order of operations, so that the figures are its own.
 func meanSD(xs []float64) (mean, sd float64) {
 	n := float64(len(xs))
