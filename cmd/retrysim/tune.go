@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/cli"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/schema"
@@ -73,7 +74,7 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*work, er
 		k    tune.Kind
 		axes []tune.Axis
 		out  flagval.Output
-		rf   *runFlags // the fleet family's flags
+		rf   *cli.Run // the fleet family's flags
 		kind = "table"
 		err  error // the flags' refusal
 		kerr error // the kind's refusal of a search
@@ -83,16 +84,16 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*work, er
 		if kind == "fleet" {
 			var cfgs []fleet.Config
 			if rf, _, cfgs, err = parseFleetRuns("fleet", rest[1:], stdout, stderr); err == nil {
-				k, axes, kerr = tune.NewFleetKind(cfgs, rf.options(stderr), searches)
+				k, axes, kerr = tune.NewFleetKind(cfgs, rf.Options(stderr), searches)
 			}
 		} else {
-			var f graphFamily
+			var f cli.GraphFamily
 			if rf, f, err = parseGraphKind(kind, rest[1:], stdout, stderr); err == nil {
-				k, axes, kerr = tune.NewGraphKind(f.runs, kind == "workers", rf.options(stderr), searches)
+				k, axes, kerr = tune.NewGraphKind(f.Runs, kind == "workers", rf.Options(stderr), searches)
 			}
 		}
 		if err == nil {
-			out, s.Require = rf.o, rf.reqs
+			out, s.Require = rf.O, rf.Reqs
 			if !flagval.Given(fs)["budget"] { // the kind's most, unless -budget says
 				s.Budget = k.(interface{ Budget() int64 }).Budget()
 			}
@@ -139,13 +140,13 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*work, er
 		}
 		return write(ctx, res)
 	}}
-	if rf == nil || !sharded && rf.shard.Count == 0 {
+	if rf == nil || !sharded && rf.Shard.Count == 0 {
 		return w, nil
 	}
-	if w.echo, err = scenarioDigest(rf.scenario); err != nil {
+	if w.echo, err = scenarioDigest(rf.Scenario); err != nil {
 		return nil, err
 	}
-	w.shard, w.settings = rf.shard, append(shardSettings(fs, own), shardSettings(rf.fs, rf.args)...)
+	w.shard, w.settings = rf.Shard, append(shardSettings(fs, own), shardSettings(rf.FS, rf.Args)...)
 	switch k := k.(type) {
 	case tune.GraphKind:
 		err = shardTune(w, k.Shard, s, write)
@@ -178,7 +179,7 @@ func shardTune[P any](w *work, shard func(tune.Search) (tune.Sharded[P], error),
 // tuneError is a library error of a search's, refused as bad usage naming
 // the flag of the part it names (a setting's own refusal by its path).
 func tuneError(err error) error {
-	return flagval.Usage(flagError(err, flagNames{"search.*": "-search: %s", "search": "-search", "objective": "-minimize, -maximize", "require": "-require", "budget": "-budget"},
+	return flagval.Usage(cli.FlagError(err, cli.Names{"search.*": "-search: %s", "search": "-search", "objective": "-minimize, -maximize", "require": "-require", "budget": "-budget"},
 		func(fe *schema.FieldError) string { return flagval.ModelHint(fe.Msg) }))
 }
 

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+
+	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
+)
+
+// Family is a fleet-family kind's runs as its flags made them, and what
+// the kind prints of them: the run, or with -set a sweep of it.
+type Family[C, P, R any] struct {
+	Kind    replicates.Kind[C, P, R]
+	Runs    []C
+	Name    string // what ran, in a sweep's title
+	Echo    any    // what the settings made beyond their flags, a shard's echo
+	Refused func(error) error
+	// Grid makes and checks a sweep's runs, a point's after another's;
+	// Outputs are a run's document, series and picture (by the files'
+	// extensions).
+	Grid    func(paths []string, points [][]string) ([]C, error)
+	Outputs func(rr render.Renderer, res []R, seriesExt, plotExt string) (main, ser, pic []byte, err error)
+}
+
+// Plan is f's work for r's flags: n items, noun, of runs (f's, or with -set
+// a sweep's, len(f.Runs) a point), and finish, which writes their results.
+func (f Family[C, P, R]) Plan(r *Run, stdout io.Writer) (noun string, n int, runs []C, finish func(context.Context, []R) error, err error) {
+	names := make([]string, len(f.Runs))
+	for i, c := range f.Runs {
+		names[i] = f.Kind.Name(c)
+	}
+	if err := r.Require(f.Kind.Keys, names); err != nil {
+		return "", 0, nil, nil, err
+	}
+	if !r.Sweeping() {
+		return "replicates", r.Replicates.V, f.Runs, func(ctx context.Context, res []R) error {
+			main, ser, pic, err := f.Outputs(r.O.Renderer(stdout), res, filepath.Ext(r.Series.Path), filepath.Ext(r.Plot.Path))
+			if err != nil {
+				return err
+			}
+			return r.Write(ctx, stdout, main, ser, pic, f.Kind.Rows(res))
+		}, nil
+	}
+	paths, points, err := r.Grid()
+	if err != nil {
+		return "", 0, nil, nil, err
+	}
+	if runs, err = f.Grid(paths, points); err != nil {
+		return "", 0, nil, nil, SetRefused(err)
+	}
+	return "replicates of points", len(points) * r.Replicates.V, runs, func(ctx context.Context, res []R) error {
+		return r.WriteRuns(ctx, stdout, f.Kind.Sweep(r.Head(f.Name, paths), points, len(f.Runs), res), nil, nil)
+	}, nil
+}
