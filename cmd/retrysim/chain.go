@@ -11,10 +11,10 @@ import (
 func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) {
 	r := cli.New(kind, cli.Usages{Plain: true, Seed: "random `seed` of the splitting; the same flags and seed print the same bytes",
 		Workers: "parallel `workers`, each running splittings, %d to %d; the output does not depend on it",
-		Shard:   "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge"}, 1, nil, nil)
-	n, run, check, finish, err := cli.Chain(r, args, helpText("chain"), stdout)
+		Shard:   "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge"}, 1)
+	it, err := cli.Chain(r, args, helpText("chain"), stdout)
 	if err != nil {
 		return nil, err
 	}
-	return items(runWork(r, "runs and crude replicates", n, nil), run, check, finish), nil
+	return items(runWork(r, "runs and crude replicates", it.N, nil), it.Run, it.Check, it.Finish), nil
 }

@@ -36,8 +36,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (*cli.
 		Plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
 		Doc:        render.FleetDoc,
 		Formats:    " (json also holds the series; html is one page with the series drawn)",
-	}, 10, each(fleetpreset.Presets(), func(p fleetpreset.Preset[fleet.Config]) string { return p.Name }),
-		func(s string) error { _, err := fleetpreset.LookupPreset(s); return err })
+	}, 10)
 	p, cfgs, err := cli.FleetRuns(r, args, helpText("fleet"), stdout, stderr)
 	return r, p, cfgs, err
 }

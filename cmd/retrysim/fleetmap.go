@@ -19,10 +19,10 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 		Shard:      "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge",
 		Doc:        render.FleetDoc,
 		Formats:    " (html is one page with the heat maps)",
-	}, 100, nil, nil)
-	n, run, check, finish, err := cli.FleetMap(r, args, helpText("fleet-map"), stdout, stderr)
+	}, 100)
+	it, err := cli.FleetMap(r, args, helpText("fleet-map"), stdout, stderr)
 	if err != nil {
 		return nil, err
 	}
-	return items(runWork(r, "cells", n, nil), run, check, finish), nil
+	return items(runWork(r, "cells", it.N, nil), it.Run, it.Check, it.Finish), nil
 }

@@ -4,9 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/cli"
-	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/render"
 )
 
@@ -40,8 +38,7 @@ func parseGraphKind(kind string, args []string, stdout, stderr io.Writer) (*cli.
 			Plot:              "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency",
 			Doc:               render.WorkersDoc,
 			Formats:           " (json also holds each run's series a second; html is one page with the series drawn)",
-		}, 10, each(fleetpreset.WorkersPresets(), func(p fleetpreset.Preset[fleet.Workers]) string { return p.Name }),
-			func(s string) error { _, err := fleetpreset.LookupWorkersPreset(s); return err })
+		}, 10)
 		f, err = cli.Workers(r, args, helpText("workers"), stdout, stderr)
 	} else {
 		r = cli.New(kind, cli.Usages{
@@ -54,8 +51,7 @@ func parseGraphKind(kind string, args []string, stdout, stderr io.Writer) (*cli.
 			Plot:              "also draw the series to `file` (.png or .svg), a panel a service",
 			Doc:               render.GraphDoc,
 			Formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
-		}, 10, each(fleetpreset.GraphPresets(), func(p fleetpreset.Preset[fleet.Graph]) string { return p.Name }),
-			func(s string) error { _, err := fleetpreset.LookupGraphPreset(s); return err })
+		}, 10)
 		f, err = cli.Graphs(r, args, helpText("graph"), stdout, stderr)
 	}
 	if err == nil {

@@ -25,7 +25,7 @@ import (
 // run, of no item, lists the gallery.
 func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, error) {
 	r := cli.New(kind, cli.Usages{Plain: true, Replicates: fmt.Sprintf("replay each run with `r` independent seeds, 1 to %d", limits.FleetReplicates),
-		Plot: "also draw the runs' time series, a panel a run, the incident's first, to `file` (.png or .svg)"}, incident.DefaultReplicates, nil, nil)
+		Plot: "also draw the runs' time series, a panel a run, the incident's first, to `file` (.png or .svg)"}, incident.DefaultReplicates)
 	fs, format := r.FS, flagval.Choice{V: incident.Formats()[0], Names: incident.Formats(),
 		Valid: flagval.OneOf("format", "one of "+strings.Join(incident.Formats(), ", "), incident.Formats()...)}
 	fs.Var(&format, "format", "output `format`: "+strings.Join(incident.Formats(), ", ")+" (json holds the source, the assumptions, the outcomes and the runs' rows)")

@@ -9,6 +9,16 @@ import (
 	"github.com/retrysim/retrysim/internal/replicates"
 )
 
+// Items is a run cut into N items of type T: Run runs items lo to hi-1,
+// Check refuses an item k that no run of the flags makes, and Finish
+// writes the run's outputs from all its items.
+type Items[T any] struct {
+	N      int
+	Run    func(ctx context.Context, lo, hi int) ([]T, error)
+	Check  func(k int, item *T) error
+	Finish func(ctx context.Context, all []T) error
+}
+
 // Family is a fleet-family kind's runs as its flags made them, and what
 // the kind prints of them: the run, or with -set a sweep of it.
 type Family[C, P, R any] struct {

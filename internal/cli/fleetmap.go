@@ -57,11 +57,9 @@ func policies(v *[]metastable.MapPolicy) flag.Value {
 }
 
 // FleetMap declares fleet-map's own flags on r, parses args (-help printing
-// help, filled with the map's limits) and makes its run: n cells, run
-// running cells lo to hi-1, check refusing a cell k's observations that no
-// run of these flags makes, and finish writing the map.
-func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (n int, run func(ctx context.Context, lo, hi int) ([][]stats.Observation, error),
-	check func(k int, obs *[]stats.Observation) error, finish func(ctx context.Context, obs [][]stats.Observation) error, err error) {
+// help, filled with the map's limits) and makes its run, a cell's
+// observations an item.
+func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (Items[[]stats.Observation], error) {
 	fs, m := r.FS, metastable.CollapseMap()
 	trigger := flagval.Choice{V: "spike", Valid: flagval.OneOf("trigger", "spike, outage or stall", "spike", "outage", "stall")}
 	fs.Var(numbers(&m.Rates, 0, limits.FleetRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
@@ -77,7 +75,7 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (n i
 	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
 	intro := fmt.Sprintf(help, metastable.MaxMapAxis, metastable.MaxMapCells, limits.FleetReplicates, float64(limits.FleetEvents), limits.FleetBytes>>30)
 	if err := r.Parse(args, intro, nil, stdout); err != nil {
-		return 0, nil, nil, nil, err
+		return Items[[]stats.Observation]{}, err
 	}
 	m.Lengths = m.Lengths[:0]
 	for _, l := range lengths {
@@ -86,7 +84,7 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (n i
 	switch trigger.V {
 	case "outage", "stall":
 		if r.Given["heights"] {
-			return 0, nil, nil, nil, flagval.Usage(fmt.Errorf("-heights: an outage has no height; drop it or use -trigger spike"))
+			return Items[[]stats.Observation]{}, flagval.Usage(fmt.Errorf("-heights: an outage has no height; drop it or use -trigger spike"))
 		}
 		m.Outage, m.Heights = true, []float64{0}
 		if trigger.V == "stall" {
@@ -94,26 +92,26 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (n i
 		}
 	}
 	if err := m.Check(); err != nil {
-		return 0, nil, nil, nil, flagval.Usage(fleetMapFlagError(err))
+		return Items[[]stats.Observation]{}, flagval.Usage(fleetMapFlagError(err))
 	}
 	if err := r.CheckOutputs(); err != nil {
-		return 0, nil, nil, nil, err
+		return Items[[]stats.Observation]{}, err
 	}
 	names := make([]string, len(m.Policies))
 	for i, p := range m.Policies {
 		names[i] = p.Name
 	}
 	if err := r.Require(render.MapFigureKeys(), names); err != nil {
-		return 0, nil, nil, nil, err
+		return Items[[]stats.Observation]{}, err
 	}
 	cells := m.Cells()
 	for _, c := range cells {
 		if err := (fleet.Options{Replicates: r.Replicates.V}).Check(c.Duration.Seconds()); err != nil {
-			return 0, nil, nil, nil, flagval.Usage(err)
+			return Items[[]stats.Observation]{}, flagval.Usage(err)
 		}
 	}
 	opts := r.Options(stderr)
-	run = func(ctx context.Context, lo, hi int) ([][]stats.Observation, error) {
+	run := func(ctx context.Context, lo, hi int) ([][]stats.Observation, error) {
 		if err := fleetrun.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
 			return nil, flagval.Usage(FlagError(err, Names{"replicates": "-replicates", "duration": "-after", "*": "-heights (%s)"}, nil)) // the cells' duration by -after, the load in flight at the peak by -heights
 		}
@@ -127,17 +125,17 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (n i
 		}
 		return obs, nil
 	}
-	check = func(k int, obs *[]stats.Observation) error {
+	check := func(k int, obs *[]stats.Observation) error {
 		return fleetrun.CheckObservations(&cells[k], *obs, r.Replicates.V)
 	}
-	finish = func(ctx context.Context, obs [][]stats.Observation) error {
+	finish := func(ctx context.Context, obs [][]stats.Observation) error {
 		main, pic, rows, err := r.O.Renderer(stdout).MapOutputs(m, cells, obs, r.Replicates.V, uint64(r.Seed), filepath.Ext(r.Plot.Path))
 		if err != nil {
 			return err
 		}
 		return r.Write(ctx, stdout, main, nil, pic, rows)
 	}
-	return len(cells), run, check, finish, nil
+	return Items[[]stats.Observation]{N: len(cells), Run: run, Check: check, Finish: finish}, nil
 }
 
 // fleetMapFlagError is Map.Check's refusal in the command's words: a field

@@ -26,6 +26,7 @@ type GraphFamily = Family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResu
 // Graphs parses args (-help printing help, filled with the presets and
 // limits) into the graph kind's runs: -scenario's graph, or -preset's.
 func Graphs(r *Run, args []string, help string, stdout, stderr io.Writer) (GraphFamily, error) {
+	choosePresets(r, fleetpreset.GraphPresets(), fleetpreset.LookupGraphPreset)
 	intro := fmt.Sprintf(help, render.Presets(fleetpreset.GraphPresets()), limits.GraphServices, limits.GraphEntries, limits.GraphFanout, limits.GraphCalls, limits.GraphDepth, limits.FleetDuration, limits.FleetReplicates, limits.FleetSeriesSeconds, float64(limits.FleetEvents))
 	if err := r.Parse(args, intro, nil, stdout); err != nil {
 		return GraphFamily{}, err
@@ -53,10 +54,11 @@ func Graphs(r *Run, args []string, help string, stdout, stderr io.Writer) (Graph
 		}})
 }
 
-// Workers declares -worker-count on r, parses args (-help printing help,
+// Workers declares -preset's presets and -worker-count on r, parses args (-help printing help,
 // filled with the presets and limits) into the workers kind's runs: the
 // fleet of -scenario's graph section (its first entry the queue), or -preset's.
 func Workers(r *Run, args []string, help string, stdout, stderr io.Writer) (GraphFamily, error) {
+	choosePresets(r, fleetpreset.WorkersPresets(), fleetpreset.LookupWorkersPreset)
 	workerCount := flagval.Bounded{Lo: 1, Hi: limits.FleetWorkers}
 	r.FS.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", limits.FleetWorkers))
 	r.FS.Lookup("worker-count").DefValue = "the preset's or the file's own"

@@ -20,6 +20,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/outfile"
@@ -76,15 +77,14 @@ const setUsage = "vary the setting at `path=values` (graph.services[NAME].server
 var sweepIntro string
 
 // New registers the shared flags kind has a usage of on a new flag set,
-// with -replicates replicates by default and presets (checked by lookup).
-func New(kind string, u Usages, replicates int, presets []string, lookup func(string) error) *Run {
+// with -replicates replicates by default.
+func New(kind string, u Usages, replicates int) *Run {
 	if strings.HasPrefix(kind, "sweep ") { // a row a point: no series, no picture
 		u.Doc, u.Formats, u.Series, u.Plot = render.KindSweepDoc, "", "", ""
 	}
 	r := &Run{Kind: kind, FS: flagval.NewFlagSet("retrysim " + kind), Seed: 1, Series: outfile.File{Flag: "series"}, Plot: outfile.File{Flag: "plot"},
 		Workers:    flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
 		Replicates: flagval.Bounded{V: replicates, Lo: 1, Hi: limits.FleetReplicates}}
-	r.Preset.Valid, r.Preset.Names = lookup, presets
 	fs := r.FS
 	for _, f := range []struct {
 		name, usage string
@@ -123,6 +123,14 @@ func New(kind string, u Usages, replicates int, presets []string, lookup func(st
 		return err
 	}), "set", setUsage)
 	return r
+}
+
+// choosePresets makes -preset a name of ps, found by lookup.
+func choosePresets[R any](r *Run, ps []fleetpreset.Preset[R], lookup func(string) (fleetpreset.Preset[R], error)) {
+	for _, p := range ps {
+		r.Preset.Names = append(r.Preset.Names, p.Name)
+	}
+	r.Preset.Valid = func(s string) error { _, err := lookup(s); return err }
 }
 
 // RegisterRequire declares -require for rows each of which is a row's
