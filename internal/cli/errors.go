@@ -39,11 +39,11 @@ func FlagError(err error, names Names, words func(*schema.FieldError) string) er
 	return fmt.Errorf("%s: %s", name, words(fe))
 }
 
-// GraphError is a graph's refusal in the command's words, a usage error:
+// graphError is a graph's refusal in the command's words, a usage error:
 // of the options as their flags (-worker-count the model's workers); of a
 // file's graph (loaded) at the file's line; else of the preset. Any other
 // error (an interrupt) is returned as it is.
-func GraphError(err error, loaded *scenario.Graph) error {
+func graphError(err error, loaded *scenario.Graph) error {
 	names := Names{"replicates": "-replicates", "workers": "-workers", "worker_count": "-worker-count"}
 	if loaded == nil { // a file's duration is its own
 		names["duration"] = "-duration"
@@ -59,9 +59,9 @@ func GraphError(err error, loaded *scenario.Graph) error {
 	return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
 }
 
-// SetRefused is a refusal of a sweep's settings, a usage error naming
+// setRefused is a refusal of a sweep's settings, a usage error naming
 // -set, and the path of a setting refused.
-func SetRefused(err error) error {
+func setRefused(err error) error {
 	var ue flagval.UsageError
 	if errors.As(err, &ue) {
 		return err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"path/filepath"
@@ -58,9 +59,13 @@ func (f Family[C, P, R]) Plan(r *Run, stdout io.Writer) (noun string, n int, run
 		return "", 0, nil, nil, err
 	}
 	if runs, err = f.Grid(paths, points); err != nil {
-		return "", 0, nil, nil, SetRefused(err)
+		return "", 0, nil, nil, setRefused(err)
 	}
 	return "replicates of points", len(points) * r.Replicates.V, runs, func(ctx context.Context, res []R) error {
-		return r.WriteRuns(ctx, stdout, f.Kind.Sweep(r.Head(f.Name, paths), points, len(f.Runs), res), nil, nil)
+		var main bytes.Buffer
+		if err := r.O.Renderer(stdout).Runs(&main, f.Kind.Sweep(r.Head(f.Name, paths), points, len(f.Runs), res)); err != nil {
+			return err
+		}
+		return r.Write(ctx, stdout, main.Bytes(), nil, nil, nil)
 	}, nil
 }

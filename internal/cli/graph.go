@@ -104,7 +104,7 @@ func Workers(r *Run, args []string, help string, stdout, stderr io.Writer) (Grap
 				runs[i].WorkerCount = workerCount.V
 			}
 			if err := runs[i].Check(); err != nil {
-				return GraphFamily{}, GraphError(err, nil)
+				return GraphFamily{}, graphError(err, nil)
 			}
 			graphs = append(graphs, runs[i].Graph())
 		}
@@ -143,6 +143,6 @@ func graphRuns(r *Run, graphs []fleet.Graph, loaded *scenario.Graph, kindCheck f
 		}
 		return runs, err
 	}
-	f.Refused = func(err error) error { return GraphError(err, loaded) }
+	f.Refused = func(err error) error { return graphError(err, loaded) }
 	return f, nil
 }

@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -246,16 +245,6 @@ func (r *Run) Require(keys, rows []string) error {
 // Options are the run's options, its progress told on stderr.
 func (r *Run) Options(stderr io.Writer) fleet.Options {
 	return fleet.Options{Replicates: r.Replicates.V, Seed: uint64(r.Seed), Workers: r.Workers.V, Progress: outfile.Progress(stderr, r.Kind)}
-}
-
-// WriteRuns writes doc in -format and, with -plot, its picture drawn by
-// plot (nil: none), then judges -require's over rows.
-func (r *Run) WriteRuns(ctx context.Context, stdout io.Writer, doc render.Runs, plot func(io.Writer, string) error, rows []render.Figures) error {
-	main, _, pic, err := r.O.Renderer(stdout).Outputs(doc, "", nil, filepath.Ext(r.Plot.Path), plot)
-	if err != nil {
-		return err
-	}
-	return r.Write(ctx, stdout, main, nil, pic, rows)
 }
 
 // Write writes main to -o or stdout, and ser and pic to -series and -plot
