@@ -23,10 +23,10 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// FleetRuns declares on r -preset's presets, a flag a fleet setting (decl.Params, by its Key)
-// and -outage, parses args (-help printing help, filled with the presets
-// and limits), and makes the runs, checked: the preset's, or one from the
-// flags and -scenario ("one run").
+// FleetRuns declares on r -preset's presets, a flag a fleet setting
+// (decl.Params, by its Key) and -outage, parses args (-help printing help,
+// filled with the presets and limits), and makes the runs, checked: the
+// preset's, or one from the flags and -scenario ("one run").
 func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, err error) {
 	choosePresets(r, fleetpreset.Presets(), fleetpreset.LookupPreset)
 	c := fleet.DefaultConfig() // the model flags write into it

@@ -54,9 +54,10 @@ func Graphs(r *Run, args []string, help string, stdout, stderr io.Writer) (Graph
 		}})
 }
 
-// Workers declares -preset's presets and -worker-count on r, parses args (-help printing help,
-// filled with the presets and limits) into the workers kind's runs: the
-// fleet of -scenario's graph section (its first entry the queue), or -preset's.
+// Workers declares -preset's presets and -worker-count on r, and parses
+// args (-help printing help, filled with the presets and limits) into the
+// workers kind's runs: -scenario's graph (its first entry the queue), or
+// -preset's.
 func Workers(r *Run, args []string, help string, stdout, stderr io.Writer) (GraphFamily, error) {
 	choosePresets(r, fleetpreset.WorkersPresets(), fleetpreset.LookupWorkersPreset)
 	workerCount := flagval.Bounded{Lo: 1, Hi: limits.FleetWorkers}
