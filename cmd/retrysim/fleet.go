@@ -16,7 +16,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if err != nil {
 		return nil, err
 	}
-	f, err := cli.FleetFamily(r, p, cfgs, stderr)
+	f, err := cli.Fleet(r, p, cfgs, stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -35,12 +35,14 @@ func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, erro
 	opts := fleet.Options{Replicates: r.Replicates.V, Seed: uint64(r.Seed), Workers: r.Workers.V}
 	if inc.Kind == incident.Workers {
 		graphs := inc.Graphs()
-		return kindItems(replicates.Graph(), w, graphs, len(graphs), opts, nil, func(ctx context.Context, res []fleet.GraphResult) error {
+		it := cli.GraphFamily{Kind: replicates.Graph(), Runs: graphs}.Items(graphs, r.Replicates.V, opts, false, func(ctx context.Context, res []fleet.GraphResult) error {
 			return finish(ctx, nil, res)
-		}), nil
+		})
+		return items(w, it.Run, it.Check, it.Finish), nil
 	}
 	cfgs := inc.Configs()
-	return kindItems(replicates.Fleet(), w, cfgs, len(cfgs), opts, nil, func(ctx context.Context, res []fleet.Result) error {
+	it := cli.FleetFamily{Kind: replicates.Fleet(), Runs: cfgs}.Items(cfgs, r.Replicates.V, opts, false, func(ctx context.Context, res []fleet.Result) error {
 		return finish(ctx, res, nil)
-	}), nil
+	})
+	return items(w, it.Run, it.Check, it.Finish), nil
 }

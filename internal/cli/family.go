@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 )
@@ -35,37 +36,62 @@ type Family[C, P, R any] struct {
 	Outputs func(rr render.Renderer, res []R, seriesExt, plotExt string) (main, ser, pic []byte, err error)
 }
 
-// Plan is f's work for r's flags: n items, noun, of runs (f's, or with -set
-// a sweep's, len(f.Runs) a point), and finish, which writes their results.
-func (f Family[C, P, R]) Plan(r *Run, stdout io.Writer) (noun string, n int, runs []C, finish func(context.Context, []R) error, err error) {
+// Plan is f's work for r's flags: its items, noun, a replicate of every
+// run (f's, or with -set a point's of a sweep) an item.
+func (f Family[C, P, R]) Plan(r *Run, stdout, stderr io.Writer) (noun string, it Items[[]P], err error) {
 	names := make([]string, len(f.Runs))
 	for i, c := range f.Runs {
 		names[i] = f.Kind.Name(c)
 	}
 	if err := r.Require(f.Kind.Keys, names); err != nil {
-		return "", 0, nil, nil, err
+		return "", it, err
 	}
 	if !r.Sweeping() {
-		return "replicates", r.Replicates.V, f.Runs, func(ctx context.Context, res []R) error {
+		return "replicates", f.Items(f.Runs, r.Replicates.V, r.Options(stderr), false, func(ctx context.Context, res []R) error {
 			main, ser, pic, err := f.Outputs(r.O.Renderer(stdout), res, filepath.Ext(r.Series.Path), filepath.Ext(r.Plot.Path))
 			if err != nil {
 				return err
 			}
 			return r.Write(ctx, stdout, main, ser, pic, f.Kind.Rows(res))
-		}, nil
+		}), nil
 	}
 	paths, points, err := r.Grid()
 	if err != nil {
-		return "", 0, nil, nil, err
+		return "", it, err
 	}
-	if runs, err = f.Grid(paths, points); err != nil {
-		return "", 0, nil, nil, setRefused(err)
+	runs, err := f.Grid(paths, points)
+	if err != nil {
+		return "", it, setRefused(err)
 	}
-	return "replicates of points", len(points) * r.Replicates.V, runs, func(ctx context.Context, res []R) error {
+	return "replicates of points", f.Items(runs, len(points)*r.Replicates.V, r.Options(stderr), true, func(ctx context.Context, res []R) error {
 		var main bytes.Buffer
 		if err := r.O.Renderer(stdout).Runs(&main, f.Kind.Sweep(r.Head(f.Name, paths), points, len(f.Runs), res)); err != nil {
 			return err
 		}
 		return r.Write(ctx, stdout, main.Bytes(), nil, nil, nil)
-	}, nil
+	}), nil
+}
+
+// Items are n items of runs with opts, len(f.Runs) runs a point (of a
+// sweep's points), an item a replicate of every run of a point: finish
+// writes the outputs of their results.
+func (f Family[C, P, R]) Items(runs []C, n int, opts fleet.Options, points bool, finish func(context.Context, []R) error) Items[[]P] {
+	want, perPoint := "the settings make %d", len(f.Runs)
+	if points {
+		want += " a point"
+	}
+	return Items[[]P]{N: n,
+		Run: func(ctx context.Context, lo, hi int) ([][]P, error) {
+			out, err := f.Kind.Run(ctx, runs, perPoint, opts, lo, hi)
+			if err != nil && f.Refused != nil {
+				err = f.Refused(err)
+			}
+			return out, err
+		},
+		Check: func(i int, item *[]P) error {
+			return f.Kind.Check(runs, perPoint, opts.Replicates, i, *item, want)
+		},
+		Finish: func(ctx context.Context, all [][]P) error {
+			return finish(ctx, f.Kind.Fold(runs, perPoint, all))
+		}}
 }

@@ -70,10 +70,13 @@ func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p 
 	return p, cfgs, nil
 }
 
-// FleetFamily is the fleet kind's runs cfgs of preset p, for r's flags.
-func FleetFamily(r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, stderr io.Writer) (Family[fleet.Config, fleetdata.Replicate, fleet.Result], error) {
+// FleetFamily is a kind of fleet runs: fleet's, or a sweep of it.
+type FleetFamily = Family[fleet.Config, fleetdata.Replicate, fleet.Result]
+
+// Fleet is the fleet kind's runs cfgs of preset p, for r's flags.
+func Fleet(r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, stderr io.Writer) (FleetFamily, error) {
 	opts := r.Options(stderr)
-	f := Family[fleet.Config, fleetdata.Replicate, fleet.Result]{Kind: replicates.Fleet(), Runs: cfgs, Name: cmp.Or(render.Escaped(r.Scenario), p.Name)}
+	f := FleetFamily{Kind: replicates.Fleet(), Runs: cfgs, Name: cmp.Or(render.Escaped(r.Scenario), p.Name)}
 	if err := r.CheckOutputs(); err != nil {
 		return f, err
 	}
