@@ -43,19 +43,19 @@ func (f Family[C, P, R]) Plan(r *Run, stdout, stderr io.Writer) (noun string, it
 	for i, c := range f.Runs {
 		names[i] = f.Kind.Name(c)
 	}
-	if err := r.Require(f.Kind.Keys, names); err != nil {
+	if err := r.require(f.Kind.Keys, names); err != nil {
 		return "", it, err
 	}
-	if !r.Sweeping() {
+	if !r.sweeping() {
 		return "replicates", f.Items(f.Runs, r.Replicates.V, r.Options(stderr), false, func(ctx context.Context, res []R) error {
 			main, ser, pic, err := f.Outputs(r.O.Renderer(stdout), res, filepath.Ext(r.Series.Path), filepath.Ext(r.Plot.Path))
 			if err != nil {
 				return err
 			}
-			return r.Write(ctx, stdout, main, ser, pic, f.Kind.Rows(res))
+			return r.write(ctx, stdout, main, ser, pic, f.Kind.Rows(res))
 		}), nil
 	}
-	paths, points, err := r.Grid()
+	paths, points, err := r.grid()
 	if err != nil {
 		return "", it, err
 	}
@@ -65,10 +65,10 @@ func (f Family[C, P, R]) Plan(r *Run, stdout, stderr io.Writer) (noun string, it
 	}
 	return "replicates of points", f.Items(runs, len(points)*r.Replicates.V, r.Options(stderr), true, func(ctx context.Context, res []R) error {
 		var main bytes.Buffer
-		if err := r.O.Renderer(stdout).Runs(&main, f.Kind.Sweep(r.Head(f.Name, paths), points, len(f.Runs), res)); err != nil {
+		if err := r.O.Renderer(stdout).Runs(&main, f.Kind.Sweep(r.head(f.Name, paths), points, len(f.Runs), res)); err != nil {
 			return err
 		}
-		return r.Write(ctx, stdout, main.Bytes(), nil, nil, nil)
+		return r.write(ctx, stdout, main.Bytes(), nil, nil, nil)
 	}), nil
 }
 

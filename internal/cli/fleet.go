@@ -38,7 +38,7 @@ func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p 
 	var outage flagval.Window
 	r.FS.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	intro := fmt.Sprintf(help, render.Presets(fleetpreset.Presets()), render.FleetLimits(render.FleetLimitList()))
-	if err := r.Parse(args, intro, fleetGroups(), stdout); err != nil {
+	if err := r.parse(args, intro, fleetGroups(), stdout); err != nil {
 		return p, nil, err
 	}
 	p = fleetpreset.Preset[fleet.Config]{Name: "one run"}
@@ -50,7 +50,7 @@ func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p 
 		if p.Totals && r.Given["series"] {
 			return p, nil, flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
 		}
-		cfgs = p.Runs(r.FromPreset(p.Duration, p.Replicates))
+		cfgs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	} else {
 		c.Duration, c.Outage.From, c.Outage.To = r.Duration.V, outage.From, outage.To
 		if r.Scenario != "" {
@@ -77,7 +77,7 @@ type FleetFamily = Family[fleet.Config, fleetdata.Replicate, fleet.Result]
 func Fleet(r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, stderr io.Writer) (FleetFamily, error) {
 	opts := r.Options(stderr)
 	f := FleetFamily{Kind: replicates.Fleet(), Runs: cfgs, Name: cmp.Or(render.Escaped(r.Scenario), p.Name)}
-	if err := r.CheckOutputs(); err != nil {
+	if err := r.checkOutputs(); err != nil {
 		return f, err
 	}
 	if p.Totals && len(r.Reqs) > 0 {

@@ -74,7 +74,7 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (Ite
 	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
 	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
 	intro := fmt.Sprintf(help, metastable.MaxMapAxis, metastable.MaxMapCells, limits.FleetReplicates, float64(limits.FleetEvents), limits.FleetBytes>>30)
-	if err := r.Parse(args, intro, nil, stdout); err != nil {
+	if err := r.parse(args, intro, nil, stdout); err != nil {
 		return Items[[]stats.Observation]{}, err
 	}
 	m.Lengths = m.Lengths[:0]
@@ -94,14 +94,14 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (Ite
 	if err := m.Check(); err != nil {
 		return Items[[]stats.Observation]{}, flagval.Usage(fleetMapFlagError(err))
 	}
-	if err := r.CheckOutputs(); err != nil {
+	if err := r.checkOutputs(); err != nil {
 		return Items[[]stats.Observation]{}, err
 	}
 	names := make([]string, len(m.Policies))
 	for i, p := range m.Policies {
 		names[i] = p.Name
 	}
-	if err := r.Require(render.MapFigureKeys(), names); err != nil {
+	if err := r.require(render.MapFigureKeys(), names); err != nil {
 		return Items[[]stats.Observation]{}, err
 	}
 	cells := m.Cells()
@@ -133,7 +133,7 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (Ite
 		if err != nil {
 			return err
 		}
-		return r.Write(ctx, stdout, main, nil, pic, rows)
+		return r.write(ctx, stdout, main, nil, pic, rows)
 	}
 	return Items[[]stats.Observation]{N: len(cells), Run: run, Check: check, Finish: finish}, nil
 }

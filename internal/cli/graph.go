@@ -28,10 +28,10 @@ type GraphFamily = Family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResu
 func Graphs(r *Run, args []string, help string, stdout, stderr io.Writer) (GraphFamily, error) {
 	choosePresets(r, fleetpreset.GraphPresets(), fleetpreset.LookupGraphPreset)
 	intro := fmt.Sprintf(help, render.Presets(fleetpreset.GraphPresets()), limits.GraphServices, limits.GraphEntries, limits.GraphFanout, limits.GraphCalls, limits.GraphDepth, limits.FleetDuration, limits.FleetReplicates, limits.FleetSeriesSeconds, float64(limits.FleetEvents))
-	if err := r.Parse(args, intro, nil, stdout); err != nil {
+	if err := r.parse(args, intro, nil, stdout); err != nil {
 		return GraphFamily{}, err
 	}
-	loaded, err := r.LoadGraph("graphs")
+	loaded, err := r.loadGraph("graphs")
 	if err != nil {
 		return GraphFamily{}, err
 	}
@@ -44,7 +44,7 @@ func Graphs(r *Run, args []string, help string, stdout, stderr io.Writer) (Graph
 		graphs = []fleet.Graph{loaded.Graph}
 	case r.Preset.V != "":
 		p, _ = fleetpreset.LookupGraphPreset(r.Preset.V)
-		graphs = p.Runs(r.FromPreset(p.Duration, p.Replicates))
+		graphs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	default:
 		return GraphFamily{}, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}
@@ -64,10 +64,10 @@ func Workers(r *Run, args []string, help string, stdout, stderr io.Writer) (Grap
 	r.FS.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", limits.FleetWorkers))
 	r.FS.Lookup("worker-count").DefValue = "the preset's or the file's own"
 	intro := fmt.Sprintf(help, render.Presets(fleetpreset.WorkersPresets()), limits.GraphFanout, limits.FleetWorkers, limits.FleetAttempts, limits.FleetDuration, limits.FleetReplicates, limits.FleetSeriesSeconds, limits.FleetSeconds, limits.DeliveryCrashes, float64(limits.FleetBytes)/(1<<30), float64(limits.FleetEvents))
-	if err := r.Parse(args, intro, nil, stdout); err != nil {
+	if err := r.parse(args, intro, nil, stdout); err != nil {
 		return GraphFamily{}, err
 	}
-	loaded, err := r.LoadGraph("fleets")
+	loaded, err := r.loadGraph("fleets")
 	if err != nil {
 		return GraphFamily{}, err
 	}
@@ -99,7 +99,7 @@ func Workers(r *Run, args []string, help string, stdout, stderr io.Writer) (Grap
 	case r.Preset.V != "":
 		chosen, _ = fleetpreset.LookupWorkersPreset(r.Preset.V)
 		name = chosen.Name
-		runs := chosen.Runs(r.FromPreset(chosen.Duration, chosen.Replicates))
+		runs := chosen.Runs(r.fromPreset(chosen.Duration, chosen.Replicates))
 		for i := range runs {
 			if r.Given["worker-count"] {
 				runs[i].WorkerCount = workerCount.V
@@ -129,7 +129,7 @@ func Workers(r *Run, args []string, help string, stdout, stderr io.Writer) (Grap
 // graphs, from the file loaded (nil: a preset), kindCheck (nil: none)
 // refusing a sweep's graph the kind does not run.
 func graphRuns(r *Run, graphs []fleet.Graph, loaded *scenario.Graph, kindCheck func(fleet.Graph) error, stderr io.Writer, f GraphFamily) (GraphFamily, error) {
-	if err := r.CheckOutputs(); err != nil {
+	if err := r.checkOutputs(); err != nil {
 		return f, err
 	}
 	opts := r.Options(stderr)

@@ -80,6 +80,6 @@ func Incident(r *Run, args []string, help string, stdout io.Writer) (*incident.I
 				return err
 			}
 		}
-		return r.Write(ctx, stdout, main.Bytes(), nil, pic.Bytes(), nil)
+		return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes(), nil)
 	}, nil
 }

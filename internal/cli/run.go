@@ -109,7 +109,7 @@ func New(kind string, u Usages, replicates int) *Run {
 	fs.Var(&r.Workers, "workers", fmt.Sprintf(cmp.Or(u.Workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.Workers.Lo, r.Workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&r.Shard, "shard", cmp.Or(u.Shard, ShardUsage))
-	if !r.Sweeping() {
+	if !r.sweeping() {
 		if !u.Plain {
 			RegisterRequire(fs, &r.Reqs, "run's")
 		}
@@ -142,9 +142,9 @@ func RegisterRequire(fs *flag.FlagSet, reqs *[]tune.Requirement, row string) {
 	}), "require", "after writing the output, exit 3 unless `'METRIC OP VALUE'` holds on every row's 95% interval (OP <=, <, >=, >, ==; ROW:METRIC for one "+row+" row), a line each on stderr for those that fail or are undecided; repeat for several")
 }
 
-// Parse parses args, -help printing intro and the flags under groups.
-func (r *Run) Parse(args []string, intro string, groups []flagval.Group, stdout io.Writer) error {
-	if r.Sweeping() {
+// parse parses args, -help printing intro and the flags under groups.
+func (r *Run) parse(args []string, intro string, groups []flagval.Group, stdout io.Writer) error {
+	if r.sweeping() {
 		intro = fmt.Sprintf(sweepIntro, strings.TrimPrefix(r.Kind, "sweep "), sweep.TextForms) + intro
 	}
 	if err := flagval.ParseGrouped(r.FS, args, intro, groups, stdout); err != nil {
@@ -154,9 +154,9 @@ func (r *Run) Parse(args []string, intro string, groups []flagval.Group, stdout 
 	return nil
 }
 
-// FromPreset is the duration of a preset's runs, d unless -duration says
+// fromPreset is the duration of a preset's runs, d unless -duration says
 // otherwise, and takes the preset's replicates unless -replicates does.
-func (r *Run) FromPreset(d time.Duration, replicates int) time.Duration {
+func (r *Run) fromPreset(d time.Duration, replicates int) time.Duration {
 	if r.Given["duration"] {
 		d = r.Duration.V
 	}
@@ -166,10 +166,10 @@ func (r *Run) FromPreset(d time.Duration, replicates int) time.Duration {
 	return d
 }
 
-// LoadGraph reads the graph section of -scenario, nil without one, its
+// loadGraph reads the graph section of -scenario, nil without one, its
 // duration from -duration where the file sets none; a preset, its own
 // runs (what), goes with no file.
-func (r *Run) LoadGraph(what string) (*scenario.Graph, error) {
+func (r *Run) loadGraph(what string) (*scenario.Graph, error) {
 	switch {
 	case r.Preset.V != "" && r.Scenario != "":
 		return nil, flagval.Usage(fmt.Errorf("-preset: a preset is its own %s; drop -preset or -scenario", what))
@@ -194,9 +194,9 @@ func (r *Run) LoadGraph(what string) (*scenario.Graph, error) {
 	return g, nil
 }
 
-// CheckOutputs checks the output files, none the scenario file, and with
+// checkOutputs checks the output files, none the scenario file, and with
 // -shard refuses every output but -o: merge writes them.
-func (r *Run) CheckOutputs() error {
+func (r *Run) checkOutputs() error {
 	if err := render.CheckFleetFiles(r.Series.Path, r.Plot.Path); err != nil {
 		return flagval.Usage(err)
 	}
@@ -227,10 +227,10 @@ func RefuseShardOutputs(fs *flag.FlagSet, series, plot string) error {
 	})
 }
 
-// Require refuses, before any work, a -require on a figure not among keys
+// require refuses, before any work, a -require on a figure not among keys
 // (the kind's columns' csv and json keys) or a row not among rows, and any
 // with -shard, which judges nothing.
-func (r *Run) Require(keys, rows []string) error {
+func (r *Run) require(keys, rows []string) error {
 	if r.Shard.Count > 0 && len(r.Reqs) > 0 {
 		return flagval.Usage(fmt.Errorf("-require: -shard writes raw json for merge and judges nothing; give -require to the whole run"))
 	}
@@ -247,9 +247,9 @@ func (r *Run) Options(stderr io.Writer) fleet.Options {
 	return fleet.Options{Replicates: r.Replicates.V, Seed: uint64(r.Seed), Workers: r.Workers.V, Progress: outfile.Progress(stderr, r.Kind)}
 }
 
-// Write writes main to -o or stdout, and ser and pic to -series and -plot
+// write writes main to -o or stdout, and ser and pic to -series and -plot
 // when they are given, then judges -require's over rows.
-func (r *Run) Write(ctx context.Context, stdout io.Writer, main, ser, pic []byte, rows []render.Figures) error {
+func (r *Run) write(ctx context.Context, stdout io.Writer, main, ser, pic []byte, rows []render.Figures) error {
 	return WriteJudged(ctx, stdout, r.Reqs, func() []tune.Row { return tune.FigureRows(rows) },
 		outfile.Output{File: r.O.Out, Data: main}, outfile.Output{File: r.Series, Data: ser}, outfile.Output{File: r.Plot, Data: pic})
 }
@@ -264,11 +264,11 @@ func WriteJudged(ctx context.Context, stdout io.Writer, reqs []tune.Requirement,
 	return tune.Enforce(reqs, rows())
 }
 
-// Sweeping reports whether r's command is a sweep of its kind's runs.
-func (r *Run) Sweeping() bool { return strings.HasPrefix(r.Kind, "sweep ") }
+// sweeping reports whether r's command is a sweep of its kind's runs.
+func (r *Run) sweeping() bool { return strings.HasPrefix(r.Kind, "sweep ") }
 
-// Grid is the paths -set varies and the grid's points, a value each.
-func (r *Run) Grid() ([]string, [][]string, error) {
+// grid is the paths -set varies and the grid's points, a value each.
+func (r *Run) grid() ([]string, [][]string, error) {
 	if len(r.Sets) == 0 {
 		return nil, nil, flagval.Usage(fmt.Errorf("-set: want PATH=VALUES, the setting a sweep of %s varies", strings.TrimPrefix(r.Kind, "sweep ")))
 	}
@@ -283,8 +283,8 @@ func (r *Run) Grid() ([]string, [][]string, error) {
 	return paths, points, nil
 }
 
-// Head is what ran r's sweep of name's runs over paths, for its output.
-func (r *Run) Head(name string, paths []string) render.SweepHead {
+// head is what ran r's sweep of name's runs over paths, for its output.
+func (r *Run) head(name string, paths []string) render.SweepHead {
 	return render.SweepHead{Title: fmt.Sprintf("retrysim %s: %s, %s, seed %d, by %s", r.Kind, name, human.Count(int64(r.Replicates.V), "replicate"), uint64(r.Seed), strings.Join(paths, ", ")),
 		Paths: paths, Replicates: r.Replicates.V, Seed: uint64(r.Seed), Scenario: r.Scenario}
 }
