@@ -64,8 +64,8 @@ type Usages struct {
 	ReplicatesDefault string
 }
 
-// ShardUsage is -shard's usage where a run's items are its replicates.
-const ShardUsage = "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge"
+// shardUsage is -shard's usage where a run's items are its replicates.
+const shardUsage = "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge"
 
 // setUsage is -set's usage in retrysim sweep KIND.
 const setUsage = "vary the setting at `path=values` (graph.services[NAME].server.capacity=5,10,20 for a graph or workers, client.timeout=1s:3s:3 for a fleet run): values " + sweep.TextForms + "; repeat for a grid, at most 8"
@@ -108,7 +108,7 @@ func New(kind string, u Usages, replicates int) *Run {
 	}
 	fs.Var(&r.Workers, "workers", fmt.Sprintf(cmp.Or(u.Workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.Workers.Lo, r.Workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.Var(&r.Shard, "shard", cmp.Or(u.Shard, ShardUsage))
+	fs.Var(&r.Shard, "shard", cmp.Or(u.Shard, shardUsage))
 	if !r.sweeping() {
 		if !u.Plain {
 			RegisterRequire(fs, &r.Reqs, "run's")
