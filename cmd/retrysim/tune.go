@@ -22,7 +22,7 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // addTuneKinds adds the searches of cli.TuneFamily to shardKinds.
 func addTuneKinds() {
-	for _, kind := range cli.TuneFamily {
+	for _, kind := range cli.TuneFamily() {
 		shardKinds["tune "+kind] = subcommand{name: "tune " + kind, mergeFlags: []string{"o", "format", "width"},
 			parse: func(_ string, args []string, stdout, stderr io.Writer) (*work, error) {
 				return parseTune(append([]string{kind}, args...), stdout, stderr, true)

@@ -16,7 +16,7 @@ import (
 
 // TuneFamily are the kinds whose searches run replicates and shard: a
 // tune's shard kind is "tune KIND".
-var TuneFamily = []string{"workers", "graph", "fleet"}
+func TuneFamily() []string { return []string{"workers", "graph", "fleet"} }
 
 // tuneNotHere are the sweep's flags a search decides or has no use for.
 var tuneNotHere = []string{"jobs", "set", "metric", "plot", "series", "shard", "log-y", "linear-y", "own-scales", "ci", "replicates"}
@@ -46,7 +46,7 @@ func ParseTune(args []string, help string, stdout io.Writer) (*Tune, error) {
 	if err := flagval.Parse(fs, t.Own, help, stdout); err != nil {
 		return nil, err
 	}
-	family := len(t.Rest) > 0 && slices.Contains(TuneFamily, t.Rest[0])
+	family := len(t.Rest) > 0 && slices.Contains(TuneFamily(), t.Rest[0])
 	for _, a := range t.Rest {
 		switch name := flagName(a); {
 		case name == "shard" && !family:
