@@ -1,27 +1,13 @@
 package main
 
 import (
-	"cmp"
-	"encoding/json"
-	"flag"
-	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/internal/decl"
-	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/cli"
 	"github.com/retrysim/retrysim/internal/fleetpreset"
-	"github.com/retrysim/retrysim/internal/fleetrun"
-	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/internal/replicates"
-	"github.com/retrysim/retrysim/internal/scenario"
-	"github.com/retrysim/retrysim/internal/scenarioref"
 	"github.com/retrysim/retrysim/internal/shardrun"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // parseFleetAs parses the flags of kind (fleet, or its sweep) into its
@@ -31,179 +17,27 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*shardr
 	if err != nil {
 		return nil, err
 	}
-	opts := r.options(stderr)
-	if err := r.checkOutputs(); err != nil {
-		return nil, err
-	}
-	if p.Totals && len(r.reqs) > 0 {
-		return nil, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
-	}
-	echo := each(cfgs, func(c fleet.Config) json.RawMessage { // the runs' settings as json's params object writes them, a shard's echo
-		params, e := render.FleetParams(c)
-		err = cmp.Or(err, e)
-		return params
-	})
+	f, err := cli.Fleet(r, p, cfgs, stderr)
 	if err != nil {
 		return nil, err
 	}
-	return family[fleet.Config, fleetdata.Replicate, fleet.Result]{kind: replicates.Fleet(), runs: cfgs, name: cmp.Or(render.Escaped(r.scenario), p.Name), echo: echo,
-		grid: func(paths []string, points [][]string) ([]fleet.Config, error) {
-			for _, path := range paths {
-				p, ok := decl.LookupParam[fleet.Config](path)
-				if !ok {
-					p, ok = decl.LookupKey[fleet.Config](strings.ReplaceAll(path, "_", "-"))
-				}
-				if ok && r.given[p.Key] {
-					return nil, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", p.Key, path))
-				}
-			}
-			runs, err := fleetrun.SweepConfigs(cfgs, paths, points)
-			if err == nil {
-				err = fleet.Check(runs, opts)
-			}
-			return runs, err
-		},
-		outputs: func(rr render.Renderer, res []fleet.Result, seriesExt, plotExt string) ([]byte, []byte, []byte, error) {
-			return rr.FleetOutputs(render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}, seriesExt, plotExt)
-		}}.work(r, stdout, opts)
+	return familyWork(f, r, stdout, stderr)
 }
 
 // parseFleetRuns parses the flags of the fleet command, or of its sweep
 // (kind), into its runs, checked, and the preset they are ("one run" for
 // none).
-func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *runFlags, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, err error) {
-	r = newRunFlags(kind, usages{
-		preset:     "run the runs of the preset `name` (listed above) instead of one run from the flags",
-		scenario:   "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too",
-		duration:   "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)",
-		replicates: "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)",
-		series:     "also write the time series, a row a run a second, to `file` (.csv or .json)",
-		plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
-		doc:        render.FleetDoc,
-		formats:    " (json also holds the series; html is one page with the series drawn)",
-	}, 10, each(fleetpreset.Presets(), func(p fleetpreset.Preset[fleet.Config]) string { return p.Name }),
-		func(s string) error { _, err := fleetpreset.LookupPreset(s); return err })
-	c := fleet.DefaultConfig() // the model flags write into it
-	r.duration.V = c.Duration
-	r.fs.Lookup("duration").DefValue = r.duration.String()
-	for _, p := range decl.Params[fleet.Config]() {
-		r.fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
-	}
-	var outage flagval.Window
-	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
-	if err := r.parse(args, fmt.Sprintf(helpText("fleet"), render.Presets(fleetpreset.Presets()), render.FleetLimits(render.FleetLimitList())), fleetGroups(), stdout); err != nil {
-		return nil, p, nil, err
-	}
-	p = fleetpreset.Preset[fleet.Config]{Name: "one run"}
-	if r.preset.V != "" {
-		p, _ = fleetpreset.LookupPreset(r.preset.V)
-		if err := flagval.Refuse(r.fs, fleetPresetRefuses); err != nil {
-			return nil, p, nil, err
-		}
-		if p.Totals && r.given["series"] {
-			return nil, p, nil, flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
-		}
-		cfgs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
-	} else {
-		c.Duration, c.Outage.From, c.Outage.To = r.duration.V, outage.From, outage.To
-		if r.scenario != "" {
-			if err := fleetScenario(r.fs, r.scenario, &c); err != nil {
-				return nil, p, nil, err
-			}
-		}
-		unread := decl.UnreadWhy[fleet.Config](c)
-		if err := flagval.Refuse(r.fs, func(n string) string { p, _ := decl.LookupKey[fleet.Config](n); return fleetWords(unread[p.Path]) }); err != nil {
-			return nil, p, nil, err
-		}
-		cfgs = []fleet.Config{c}
-	}
-	if err := fleet.Check(cfgs, r.options(stderr)); err != nil {
-		return nil, p, nil, flagval.Usage(fleetFlagError(err))
-	}
-	return r, p, cfgs, nil
+func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (*cli.Run, fleetpreset.Preset[fleet.Config], []fleet.Config, error) {
+	r := cli.New(kind, cli.Usages{
+		Preset:     "run the runs of the preset `name` (listed above) instead of one run from the flags",
+		Scenario:   "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too",
+		Duration:   "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)",
+		Replicates: "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)",
+		Series:     "also write the time series, a row a run a second, to `file` (.csv or .json)",
+		Plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
+		Doc:        render.FleetDoc,
+		Formats:    " (json also holds the series; html is one page with the series drawn)",
+	}, 10)
+	p, cfgs, err := cli.FleetRuns(r, args, helpText("fleet"), stdout, stderr)
+	return r, p, cfgs, err
 }
-
-// fleetScenario sets the settings the fleet section of the scenario file at
-// path gives in c, refusing a flag that sets the same thing.
-func fleetScenario(fs *flag.FlagSet, path string, c *fleet.Config) error {
-	loaded, err := scenario.LoadFleet(path)
-	if err != nil {
-		return flagval.Usage(fmt.Errorf("-scenario %w", err))
-	}
-	f := loaded.Fleet
-	err = flagval.Refuse(fs, func(n string) string {
-		if line, ok := f.Set[n]; ok {
-			return fmt.Sprintf("%s:%d sets it too; drop one", path, line)
-		}
-		return ""
-	})
-	if err != nil {
-		return err
-	}
-	if err := f.Apply(c); err != nil { // its settings named by path, as flags here
-		msg := err.Error()
-		if w, ok := err.(interface {
-			Words(func(string) string) string
-		}); ok {
-			msg = w.Words(scenarioref.FleetFlag)
-		}
-		return flagval.Usage(fmt.Errorf("-scenario: %s", msg))
-	}
-	return nil
-}
-
-// fleetPresetRunFlags are the fleet command's flags that say how a
-// preset's runs are run and printed; every other flag describes the model,
-// which the preset sets.
-var fleetPresetRunFlags = []string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "width", "series", "plot", "shard", "set"}
-
-// fleetPresetRefuses says why the flag called name may not go with a
-// preset, or "" if it may: a preset sets the model, so only the flags that
-// run and print it go with one.
-func fleetPresetRefuses(name string) string {
-	if slices.Contains(fleetPresetRunFlags, name) {
-		return ""
-	}
-	return fmt.Sprintf("a preset sets the model; drop -%s or -preset", name)
-}
-
-// fleetFlagError is err in the command's words: a *schema.FieldError names
-// the flag of its path (a decl.Param's Key, or the run's own flags), and
-// the settings its message names by path are named as flags.
-func fleetFlagError(err error) error {
-	names := flagNames{"duration": "-duration", "outage.from": "-outage", "outage.to": "-outage", "replicates": "-replicates", "workers": "-workers"}
-	for _, p := range decl.Params[fleet.Config]() {
-		names[p.Path] = "-" + p.Key
-	}
-	return flagError(err, names, func(fe *schema.FieldError) string { return pathtext.FieldWords(fe, scenarioref.FleetFlag) })
-}
-
-// fleetGroups are fleet -help's headings over its 68 flags: the model's
-// settings by what they set (the first word of their paths, the client's
-// policy apart from the rest of the client), then every other flag, which
-// run and replicates the command makes and where its output goes.
-func fleetGroups() []flagval.Group {
-	groups := []flagval.Group{{Title: "The load"}, {Title: "The server"}, {Title: "The client"},
-		{Title: "The client's policy (-policy and the settings of each)"}, {Title: "The run and its output"}}
-	groups[0].Flags = []string{"duration"}
-	for _, p := range decl.Params[fleet.Config]() {
-		if p.Path == "outage.mode" {
-			groups[0].Flags = append(groups[0].Flags, "outage")
-		}
-		k := 2
-		switch {
-		case strings.HasPrefix(p.Path, "load.") || strings.HasPrefix(p.Path, "outage."):
-			k = 0
-		case strings.HasPrefix(p.Path, "server.") || p.Path == "net":
-			k = 1
-		case strings.HasPrefix(p.Path, "client.policy."):
-			k = 3
-		}
-		groups[k].Flags = append(groups[k].Flags, p.Key)
-	}
-	return groups
-}
-
-// fleetWords is a fleet text (a Param's Usage, a reason Unread gives) with
-// each setting it names by path named as its flag.
-func fleetWords(t pathtext.Text) string { return t.Words(scenarioref.FleetFlag) }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/cli"
 	"github.com/retrysim/retrysim/internal/render"
 )
 
@@ -44,12 +45,12 @@ func TestFleetLimitsNameFlags(t *testing.T) {
 // refuses -series.
 func TestFleetPresetRefuses(t *testing.T) {
 	for _, f := range []string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "series", "plot"} {
-		if r := fleetPresetRefuses(f); r != "" {
+		if r := cli.FleetPresetRefuses(f); r != "" {
 			t.Errorf("-%s refused: %s", f, r)
 		}
 	}
 	for _, f := range []string{"clients", "policy", "scenario", "outage"} {
-		if r, want := fleetPresetRefuses(f), "a preset sets the model; drop -"+f+" or -preset"; r != want {
+		if r, want := cli.FleetPresetRefuses(f), "a preset sets the model; drop -"+f+" or -preset"; r != want {
 			t.Errorf("-%s: %q, want %q", f, r, want)
 		}
 	}

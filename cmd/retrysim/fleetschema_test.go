@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/cli"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/scenario"
@@ -53,7 +54,7 @@ func checkFleetSchema(t *testing.T) {
 	unread := fleet.DefaultConfig().Unread()
 	for _, p := range decl.Params[fleet.Config]() {
 		i := slices.IndexFunc(entries, func(e helpEntry) bool { return e.name == p.Key })
-		if i < 0 || !strings.HasPrefix(entries[i].usage, strings.ReplaceAll(fleetWords(p.Usage), "`", "")[:20]) {
+		if i < 0 || !strings.HasPrefix(entries[i].usage, strings.ReplaceAll(cli.FleetWords(p.Usage), "`", "")[:20]) {
 			t.Errorf("%s: -help has no flag -%s with its usage", p.Path, p.Key)
 		}
 		fileKey := strings.ReplaceAll(p.Key, "-", "_")
@@ -63,7 +64,7 @@ func checkFleetSchema(t *testing.T) {
 		if _, echoed := doc.Rows[0].Params[fileKey]; echoed != (unread[p.Path] == "") {
 			t.Errorf("%s: echoed as %s %v; want %v (read by the default run)", p.Path, fileKey, echoed, unread[p.Path] == "")
 		}
-		err := fleetFlagError(pathtext.Errorf(p.Path, "bad, unlike %s", pathtext.Path(p.Path)))
+		err := cli.FleetFlagError(pathtext.Errorf(p.Path, "bad, unlike %s", pathtext.Path(p.Path)))
 		if want := "-" + p.Key + ": bad, unlike -" + p.Key; err.Error() != want {
 			t.Errorf("%s: error %q; want %q", p.Path, err, want)
 		}

@@ -102,7 +102,7 @@ func TestHelpText(t *testing.T) {
 
 // The library's help texts name settings by path (queue.store, "the setting
 // latency", client.policy.window); every command's -help names them as its
-// flags (FlagWords, fleetWords). Only -set, whose argument is a path, may
+// flags (FlagWords, cli.FleetWords). Only -set, whose argument is a path, may
 // show one.
 func TestHelpNamesFlagsNotPaths(t *testing.T) {
 	paths := regexp.MustCompile(`(^|[^\w.\[\]-])(queue\.|client\.|server\.|load\.|outage\.|p_fail\b|lost_reply\b|the setting )`)

@@ -115,16 +115,6 @@ func commandUsage() string {
 	return b.String()
 }
 
-// each is f of each of xs, in their order: the names of presets or runs,
-// the summaries of results.
-func each[T, U any](xs []T, f func(T) U) []U {
-	out := make([]U, len(xs))
-	for i, x := range xs {
-		out[i] = f(x)
-	}
-	return out
-}
-
 // versionCommand prints the module version the binary was built from
 // ("(devel)" for a build inside a checkout) and the Go toolchain.
 func versionCommand(_ context.Context, args []string, stdout, _ io.Writer) error {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/cli"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/scenario"
@@ -82,7 +83,7 @@ func TestAddedFleetParams(t *testing.T) {
 			if _, errOut, code := retrysim(t, "fleet", "-"+tc.flag, tc.bad); code != 2 || !strings.Contains(errOut, tc.badMsg) {
 				t.Errorf("fleet -%s %s: exit %d, %q; want 2 and %q", tc.flag, tc.bad, code, errOut, tc.badMsg)
 			}
-			if err := fleetFlagError(&schema.FieldError{Field: p.Path, Msg: "bad"}); err.Error() != "-"+tc.flag+": bad" {
+			if err := cli.FleetFlagError(&schema.FieldError{Field: p.Path, Msg: "bad"}); err.Error() != "-"+tc.flag+": bad" {
 				t.Errorf("an error for %s reads %q; want -%s: bad", p.Path, err, tc.flag)
 			}
 			checkFleetSchema(t)
