@@ -106,11 +106,8 @@ func helpWidth(stdout io.Writer) int {
 	return 80
 }
 
-// Interspersed puts the flags of args first and the file names after a "--",
-// as fs.Parse wants them: people type merge's flags after the files (merge
-// a.json b.json -ci), and Go's flag package stops at the first argument that
-// is not a flag. A flag takes the next argument as its value unless it is
-// boolean or written -flag=value; every argument after a "--" is a file.
+// Interspersed puts the flags of args first and the file names after a
+// "--", as fs.Parse wants them: people type flags after the files.
 func Interspersed(fs *flag.FlagSet, args []string) []string {
 	var flags, files []string
 	for i := 0; i < len(args); i++ {
@@ -145,12 +142,8 @@ func isBool(v flag.Value) bool {
 	return ok && b.IsBoolFlag()
 }
 
-// Refuse returns, for the first flag set on fs (in name order) to a value
-// other than its default that why gives a reason for, the usage error
-// "-name: reason", and nil when why names none: every command refuses a
-// flag its run would drop, or that cannot go with another, this one way. A
-// flag given at its default drops nothing and is never refused, so that
-// naming a flag at its default never changes what a command does.
+// Refuse is the usage error "-name: reason" for the first flag set on fs
+// to other than its default that why gives a reason for, or nil.
 func Refuse(fs *flag.FlagSet, why func(name string) string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
