@@ -52,12 +52,14 @@ func IntVar(p *int, lo, hi int) flag.Value {
 	}, strconv.Itoa}
 }
 
-// FloatVar is Number writing into *p.
+// FloatVar is a number from lo to hi writing into *p.
 func FloatVar(p *float64, lo, hi float64) flag.Value {
 	return fieldVar[float64]{p, func(s string) (float64, error) {
-		n := Number{Lo: lo, Hi: hi}
-		err := n.Set(s)
-		return n.V, err
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || !(v >= lo && v <= hi) {
+			return 0, fmt.Errorf("want a number from %g to %g", lo, hi)
+		}
+		return v, nil
 	}, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }}
 }
 

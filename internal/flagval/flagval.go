@@ -419,26 +419,6 @@ func parseCrashPoint(s string) (delivery.CrashPoint, error) {
 	return enum.Parse[delivery.CrashPoint](s)
 }
 
-// Number is a flag.Value for a float in [Lo, Hi].
-type Number struct {
-	V, Lo, Hi float64
-}
-
-func (n *Number) String() string {
-	if n == nil {
-		return ""
-	}
-	return strconv.FormatFloat(n.V, 'g', -1, 64)
-}
-
-func (n *Number) Set(s string) error {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || !(v >= n.Lo && v <= n.Hi) {
-		return fmt.Errorf("want a number from %g to %g", n.Lo, n.Hi)
-	}
-	n.V = v
-	return nil
-}
 
 // Window is a flag.Value for a time window from:to (20s:25s).
 type Window struct{ From, To time.Duration }

@@ -72,16 +72,11 @@ func stepKeyDocs() []Key {
 		if s.Timed {
 			k.ReadBy = ReadByDelivery
 		}
+		typ, bounds := TypeOf(s.Get(provider.Step{}), s.Min, s.Max)
+		k.Type, k.Bounds = or(k.Type, typ), or(k.Bounds, bounds)
 		var parts []Key
 		switch s.Get(provider.Step{}).(type) {
-		case float64:
-			k.Type, k.Bounds = or(k.Type, "probability"), or(k.Bounds, "0 to 1")
-		case bool:
-			k.Type, k.Bounds = or(k.Type, "true or false"), or(k.Bounds, "true or false")
-		case int:
-			k.Type, k.Bounds = or(k.Type, "whole number"), or(k.Bounds, fmt.Sprintf("%d to %d", s.Min, s.Max))
 		case provider.Latency:
-			k.Type, k.Bounds = or(k.Type, "duration, or {median, p99} (lognormal)"), or(k.Bounds, durationBounds+"; a p99 needs a median, and is at least it")
 			parts = []Key{
 				{Path: k.Path + ".median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: k.ReadBy, Example: "20ms",
 					Doc: "the lognormal latency's median"},
@@ -100,6 +95,24 @@ func stepKeyDocs() []Key {
 		keys = append(append(keys, k), parts...)
 	}
 	return keys
+}
+
+// TypeOf is the type and bounds of a setting whose value is v, a whole
+// number from lo to hi; any other type is a name.
+func TypeOf(v any, lo, hi int) (typ, bounds string) {
+	switch v.(type) {
+	case float64:
+		return "probability", "0 to 1"
+	case bool:
+		return "true or false", "true or false"
+	case int:
+		return "whole number", fmt.Sprintf("%d to %d", lo, hi)
+	case time.Duration:
+		return "duration", durationBounds
+	case provider.Latency:
+		return "duration, or {median, p99} (lognormal)", durationBounds + "; a p99 needs a median, and is at least it"
+	}
+	return "name", "one of the names in the meaning"
 }
 
 // or is s, or otherwise when s is empty.

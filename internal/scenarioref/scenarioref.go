@@ -68,7 +68,7 @@ func Keys() []Key {
 		}
 		if s, ok := settings[k.Setting]; ok {
 			r.Doc = fileWords(flagval.FlagWords(s.Usage), "queue.")
-			r.Type, r.Bounds = settingType(s)
+			r.Type, r.Bounds = scenario.TypeOf(s.Default, s.Min, s.Max)
 			r.Default = plainValue(s.Default)
 		} else if p, ok := decl.LookupKey[fleet.Config](k.Setting); ok && r.Section == referenceSections[4].name {
 			if k.Doc == "" { // else the graph's own meaning for the setting
@@ -82,22 +82,6 @@ func Keys() []Key {
 		refs = append(refs, r)
 	}
 	return refs
-}
-
-// settingType is a setting's type and bounds, by the type of its default.
-func settingType(s jobapi.SettingDef) (typ, bounds string) {
-	durations := "0 to " + plainValue(limits.MaxDuration)
-	switch s.Default.(type) {
-	case float64:
-		return "probability", "0 to 1"
-	case int:
-		return "whole number", fmt.Sprintf("%d to %d", s.Min, s.Max)
-	case time.Duration:
-		return "duration", durations
-	case provider.Latency:
-		return "duration, or {median, p99} (lognormal)", durations + "; a p99 needs a median, and is at least it"
-	}
-	return "name", "one of the names in the meaning"
 }
 
 // paramType is a fleet parameter's type, bounds and default (from
