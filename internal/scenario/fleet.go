@@ -141,14 +141,11 @@ func setParam(p decl.Param[fleet.Config], c *fleet.Config, v *yaml.Node) string 
 		}
 		*d = w.v
 	case *time.Duration:
-		var t duration
-		if err := v.Decode(&t); err != nil {
-			if fe, ok := err.(*fieldError); ok {
-				return fe.msg
-			}
-			return fmt.Sprintf("%q is not a duration such as 250ms or 2s", v.Value)
+		t, msg := readDuration(v)
+		if msg != "" {
+			return msg
 		}
-		*d = t.v
+		*d = t
 	case encoding.TextUnmarshaler:
 		var s string
 		if v.Kind != yaml.ScalarNode || v.Decode(&s) != nil {

@@ -151,16 +151,11 @@ func (r *graphReader) flag(v *yaml.Node, path string) (bool, error) {
 
 // time reads a duration such as 250ms or 2s.
 func (r *graphReader) time(v *yaml.Node, path string) (time.Duration, error) {
-	var d duration
-	if err := v.Decode(&d); err != nil {
-		msg := fmt.Sprintf("%q is not a duration such as 250ms or 2s", v.Value)
-		var fe *fieldError
-		if errors.As(err, &fe) {
-			msg = fe.msg
-		}
+	d, msg := readDuration(v)
+	if msg != "" {
 		return 0, r.fail(v, path, msg)
 	}
-	return d.v, nil
+	return d, nil
 }
 
 // entrySetting reads v into setting p of entry en; fleet.Graph.Check
@@ -171,18 +166,10 @@ func (r *graphReader) entrySetting(p decl.EntryParam[fleet.Entry], v *yaml.Node,
 		if v.Kind != yaml.ScalarNode || v.Decode(d) != nil || !(*d >= 0 && *d <= 1) {
 			return r.fail(v, path, fmt.Sprintf("%q is not a probability from 0 to 1", v.Value))
 		}
-	case *bool:
-		b, err := r.flag(v, path)
-		if err != nil {
+	case *bool, *time.Duration:
+		if err := r.graphSetting(d, v, path); err != nil {
 			return err
 		}
-		*d = b
-	case *time.Duration:
-		t, err := r.time(v, path)
-		if err != nil {
-			return err
-		}
-		*d = t
 	case *int:
 		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(d) != nil {
 			return r.fail(v, path, fmt.Sprintf("%q is not a whole number", v.Value))

@@ -127,6 +127,18 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// readDuration reads v as a duration, or says what is wrong.
+func readDuration(v *yaml.Node) (time.Duration, string) {
+	var d duration
+	if err := v.Decode(&d); err != nil {
+		if fe := (*fieldError)(nil); errors.As(err, &fe) {
+			return 0, fe.msg
+		}
+		return 0, fmt.Sprintf("%q is not a duration such as 250ms or 2s", v.Value)
+	}
+	return d.v, ""
+}
+
 // whole is a YAML integer, written as one: yaml.v3 would truncate 2.5 into an int.
 type whole struct {
 	v int
@@ -791,24 +803,15 @@ func Parse(name string, data []byte) (Loaded, error) {
 			return Loaded{}, &Error{File: name, Line: lineOf(top, t.key), Field: t.key, Msg: err.Error()}
 		}
 	}
-	sc := provider.Scenario{Name: f.Name, Noun: f.Noun}
-	if sc.Name == "" {
-		sc.Name = "custom"
-	}
-	if sc.Noun == "" {
-		sc.Noun = "jobs"
-	}
+	sc := provider.Scenario{Name: or(f.Name, "custom"), Noun: or(f.Noun, "jobs")}
 	timed := false
 	named := map[string]int{}
 	stepNodes := valueOf(top, "steps").Content
 	for i, s := range f.Steps {
-		st := provider.Step{Name: s.Name}
-		if err := stats.CheckName(st.Name); err != nil {
+		if err := stats.CheckName(s.Name); err != nil {
 			return Loaded{}, &Error{File: name, Line: lineOf(stepNodes[i], "name"), Field: fmt.Sprintf("steps[%d].name", i), Msg: err.Error()}
 		}
-		if st.Name == "" {
-			st.Name = fmt.Sprintf("step %d", i+1)
-		}
+		st := provider.Step{Name: or(s.Name, fmt.Sprintf("step %d", i+1))}
 		if j, ok := named[st.Name]; ok { // watched and the by-step table name steps
 			return Loaded{}, &Error{File: name, Line: lineOf(stepNodes[i], "name"), Field: fmt.Sprintf("steps[%d].name", i),
 				Msg: fmt.Sprintf("%q is also the name of steps[%d]", st.Name, j)}
@@ -818,11 +821,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 		if err != nil {
 			return Loaded{}, err
 		}
-		var lines [2]int
-		for j, key := range []string{"attempts", "backoff"} {
-			lines[j] = s.given[key].line
-		}
-		out.stepPolicyLines = append(out.stepPolicyLines, lines)
+		out.stepPolicyLines = append(out.stepPolicyLines, [2]int{s.given["attempts"].line, s.given["backoff"].line})
 		timed = timed || given
 		sc.Steps = append(sc.Steps, st)
 	}
