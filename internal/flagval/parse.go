@@ -47,7 +47,7 @@ func Parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) erro
 // ParseGrouped is Parse listing the flags in -help under the headings of
 // groups, in their order.
 func ParseGrouped(fs *flag.FlagSet, args []string, intro string, groups []Group, stdout io.Writer) error {
-	if err := parseFlags(fs, args, intro, groups, stdout); err != nil {
+	if err := ParseFlags(fs, args, intro, stdout, groups...); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -63,15 +63,9 @@ type HelpError struct{ Flags *flag.FlagSet }
 func (e HelpError) Error() string { return flag.ErrHelp.Error() }
 func (e HelpError) Unwrap() error { return flag.ErrHelp }
 
-// ParseFlags parses args into fs; on -help it prints intro and the flags to
-// stdout and returns a HelpError.
-func ParseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
-	return parseFlags(fs, args, intro, nil, stdout)
-}
-
-// parseFlags is ParseFlags listing the flags under groups' headings, or
-// in one list with groups nil.
-func parseFlags(fs *flag.FlagSet, args []string, intro string, groups []Group, stdout io.Writer) error {
+// ParseFlags parses args into fs; on -help it prints intro and the flags,
+// under groups' headings if any, to stdout and returns a HelpError.
+func ParseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer, groups ...Group) error {
 	var setErr error
 	NameErrors(fs, &setErr)
 	if err := fs.Parse(args); err != nil {
