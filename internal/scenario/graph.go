@@ -347,19 +347,16 @@ func graphKey(path string) string {
 	return section + "." + decl.SectionKey(section, p)
 }
 
-// The keys of the graph's mappings that declare no setting.
-var (
-	serviceKeys = []string{"name", "server", "outage", "calls", "parallel"}
-	callKeys    = []string{"to", "client"}
-)
-
-// graphKeys are the keys of the graph mapping: its settings, entries and services.
-func graphKeys() []string {
+// keysOf are the keys of the graph's mapping at path (graph.services[]),
+// in graphKeyDocs' order.
+func keysOf(path string) []string {
 	var keys []string
-	for _, p := range decl.GraphParams[fleet.Graph]() {
-		keys = append(keys, p.Key)
+	for _, k := range graphKeyDocs() {
+		if key, ok := strings.CutPrefix(k.Path, path+"."); ok && !strings.ContainsAny(key, ".[") {
+			keys = append(keys, key)
+		}
 	}
-	return append(keys, "entries", "services")
+	return keys
 }
 
 // graphSetting reads v into field, a setting of the graph itself.
@@ -378,20 +375,12 @@ func (r *graphReader) graphSetting(field any, v *yaml.Node, path string) error {
 	return err
 }
 
-// entryKeys are the keys of an entry's mapping: to, load, client and its settings.
-func entryKeys() []string {
-	keys := []string{"to", "load", "client"}
-	for _, p := range decl.EntryParams[fleet.Entry]() {
-		keys = append(keys, p.Key)
-	}
-	return keys
-}
 
 // graphSection reads the graph mapping n of the file called name over
 // fleet.DefaultConfig, refusing at its line what fleet.Graph.Check refuses.
 func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	r := &graphReader{file: name, lines: map[string]int{"graph": line}}
-	vals, _, err := r.mapping(n, "graph", "a mapping with entries and services", graphKeys())
+	vals, _, err := r.mapping(n, "graph", "a mapping with entries and services", keysOf("graph"))
 	if err != nil {
 		return nil, err
 	}
@@ -423,7 +412,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	}
 	for i, e := range entries.Content {
 		path := fmt.Sprintf("graph.entries[%d]", i)
-		ev, _, err := r.mapping(e, path, "a mapping with to, load and client", entryKeys())
+		ev, _, err := r.mapping(e, path, "a mapping with to, load and client", keysOf("graph.entries[]"))
 		if err != nil {
 			return nil, err
 		}
@@ -444,7 +433,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	named := map[string]int{}
 	for i, s := range services.Content {
 		path := fmt.Sprintf("graph.services[%d]", i)
-		sv, _, err := r.mapping(s, path, "a mapping with name, server, outage, calls and parallel", serviceKeys)
+		sv, _, err := r.mapping(s, path, "a mapping with name, server, outage, calls and parallel", keysOf("graph.services[]"))
 		if err != nil {
 			return nil, err
 		}
@@ -472,7 +461,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 			}
 			for j, cn := range calls.Content {
 				cpath := fmt.Sprintf("%s.calls[%d]", path, j)
-				cv, _, err := r.mapping(cn, cpath, "a mapping with to and client", callKeys)
+				cv, _, err := r.mapping(cn, cpath, "a mapping with to and client", keysOf("graph.services[].calls[]"))
 				if err != nil {
 					return nil, err
 				}
