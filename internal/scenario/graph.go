@@ -375,7 +375,6 @@ func (r *graphReader) graphSetting(field any, v *yaml.Node, path string) error {
 	return err
 }
 
-
 // graphSection reads the graph mapping n of the file called name over
 // fleet.DefaultConfig, refusing at its line what fleet.Graph.Check refuses.
 func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
