@@ -419,7 +419,6 @@ func parseCrashPoint(s string) (delivery.CrashPoint, error) {
 	return enum.Parse[delivery.CrashPoint](s)
 }
 
-
 // Window is a flag.Value for a time window from:to (20s:25s).
 type Window struct{ From, To time.Duration }
 
