@@ -1080,7 +1080,7 @@ var (
 func located(name string, root *yaml.Node, err error) error {
 	var fe *fieldError
 	if errors.As(err, &fe) {
-		return &Error{File: name, Line: fe.line, Field: fieldAt(root, fe.line, fe.col, "", ""), Msg: fe.msg}
+		return &Error{File: name, Line: fe.line, Field: fieldAt(root, fe.line, fe.col, "", "", false), Msg: fe.msg}
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	var te *yaml.TypeError
@@ -1095,19 +1095,20 @@ func located(name string, root *yaml.Node, err error) error {
 	fmt.Sscan(m[1], &line)
 	text := m[2]
 	if u := unknownRE.FindStringSubmatch(text); u != nil { // the key, not the line's first field
-		return &Error{File: name, Line: line, Field: keyAt(root, line, u[1], ""), Msg: "unknown key"}
+		return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, u[1], "", true), Msg: "unknown key"}
 	}
 	// A type error quotes the value: find it, not the first value on the line.
 	hint := ""
 	if t := typeRE.FindStringSubmatch(text); t != nil {
 		hint = t[1]
 	}
-	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, ""), Msg: plain(text)}
+	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, "", false), Msg: plain(text)}
 }
 
 // fieldAt is the path of the value at line and column in n (column 0: any;
-// value, if not empty, must match), or of a key there.
-func fieldAt(n *yaml.Node, line, col int, value, path string) string {
+// value, if not empty, must match), or of a key there; with key, of a key
+// called value only.
+func fieldAt(n *yaml.Node, line, col int, value, path string, key bool) string {
 	if n == nil {
 		return ""
 	}
@@ -1117,7 +1118,7 @@ func fieldAt(n *yaml.Node, line, col int, value, path string) string {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			if p := fieldAt(c, line, col, value, path); p != "" {
+			if p := fieldAt(c, line, col, value, path, key); p != "" {
 				return p
 			}
 		}
@@ -1128,10 +1129,10 @@ func fieldAt(n *yaml.Node, line, col int, value, path string) string {
 			if path != "" {
 				p = path + "." + k.Value
 			}
-			if (v.Kind == yaml.ScalarNode || col != 0) && at(v) { // a mapping's own error has its column
+			if key && at(k) || !key && (v.Kind == yaml.ScalarNode || col != 0) && at(v) { // a mapping's own error has its column
 				return p
 			}
-			if sub := fieldAt(v, line, col, value, p); sub != "" {
+			if sub := fieldAt(v, line, col, value, p, key); sub != "" {
 				return sub
 			}
 			if at(k) {
@@ -1144,43 +1145,7 @@ func fieldAt(n *yaml.Node, line, col int, value, path string) string {
 			if col != 0 && c.Kind != yaml.ScalarNode && at(c) { // an item's own error
 				return p
 			}
-			if sub := fieldAt(c, line, col, value, p); sub != "" {
-				return sub
-			}
-		}
-	}
-	return ""
-}
-
-// keyAt is the path of the key called key at line in n.
-func keyAt(n *yaml.Node, line int, key, path string) string {
-	if n == nil {
-		return ""
-	}
-	switch n.Kind {
-	case yaml.DocumentNode:
-		for _, c := range n.Content {
-			if p := keyAt(c, line, key, path); p != "" {
-				return p
-			}
-		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			p := k.Value
-			if path != "" {
-				p = path + "." + k.Value
-			}
-			if k.Line == line && k.Value == key {
-				return p
-			}
-			if sub := keyAt(n.Content[i+1], line, key, p); sub != "" {
-				return sub
-			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			if sub := keyAt(c, line, key, fmt.Sprintf("%s[%d]", path, i)); sub != "" {
+			if sub := fieldAt(c, line, col, value, p, key); sub != "" {
 				return sub
 			}
 		}
