@@ -29,7 +29,6 @@ import (
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
@@ -43,33 +42,17 @@ type Error struct {
 	Line  int
 	Field string
 	Msg   string
-	text  pathtext.Text // Msg with the settings it names kept as Paths, when set
 }
 
 // Error is one line: a newline quoted from the file is written as \n.
-func (e *Error) Error() string { return e.line(e.Msg) }
-
-// Words is Error with each setting its message names by path named by
-// name, as a command names it (a flag).
-func (e *Error) Words(name func(path string) string) string {
-	if e.text.String() != e.Msg {
-		return e.Error()
-	}
-	return e.line(e.text.Words(name))
-}
-
-// line is the error with the message msg.
-func (e *Error) line(msg string) string {
-	var s string
+func (e *Error) Error() string {
 	switch {
 	case e.Line == 0: // the file as a whole
-		s = fmt.Sprintf("%s: %s", e.File, msg)
+		return oneLine(fmt.Sprintf("%s: %s", e.File, e.Msg))
 	case e.Field == "":
-		s = fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
-	default:
-		s = fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, msg)
+		return oneLine(fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg))
 	}
-	return oneLine(s)
+	return oneLine(fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg))
 }
 
 // Unwrap is the *schema.FieldError naming e's field, or nil.
