@@ -350,19 +350,6 @@ func (b *backoffFile) UnmarshalYAML(n *yaml.Node) error {
 	})
 }
 
-// checkRead refuses a base or a cap that a backoff of kind k never reads
-// (backoffkind.Unread); m is the backoff's node, path its field.
-func (b *backoffFile) checkRead(name string, m *yaml.Node, path string, k backoff.Kind) error {
-	baseWhy, capWhy := backoffkind.Unread(k.String())
-	if b.Base != nil && baseWhy != "" {
-		return &Error{File: name, Line: lineOf(m, "base"), Field: path + ".base", Msg: baseWhy}
-	}
-	if b.Cap != nil && capWhy != "" {
-		return &Error{File: name, Line: lineOf(m, "cap"), Field: path + ".cap", Msg: capWhy}
-	}
-	return nil
-}
-
 // queueFile is the queue section: each key of decl.Settings[delivery.Config]
 // the file gives, in file order.
 type queueFile struct {
@@ -929,8 +916,12 @@ func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.S
 			return nil, &Error{File: name, Line: lineOf(m, "policy"), Field: path + ".policy", Msg: err.Error()}
 		}
 	}
-	if err := b.checkRead(name, m, path, pol.Kind); err != nil {
-		return nil, err
+	baseWhy, capWhy := backoffkind.Unread(pol.Kind.String())
+	if b.Base != nil && baseWhy != "" {
+		return nil, &Error{File: name, Line: lineOf(m, "base"), Field: path + ".base", Msg: baseWhy}
+	}
+	if b.Cap != nil && capWhy != "" {
+		return nil, &Error{File: name, Line: lineOf(m, "cap"), Field: path + ".cap", Msg: capWhy}
 	}
 	var fe *schema.FieldError
 	if err := limits.Backoff(pol); errors.As(err, &fe) {
