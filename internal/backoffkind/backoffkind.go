@@ -1,21 +1,17 @@
-// Package backoffkind says what a backoff policy reads of its settings, by
-// the policy's name (backoff.Kind's String): package backoff's Check and
-// every model's unread settings ask it, so that one rule decides.
+// Package backoffkind says what a backoff policy, by name, reads of its
+// settings: one rule for backoff's Check and every model's unread settings.
 package backoffkind
 
 import "fmt"
 
 // Schedule reports whether the policy called name is a job queue's fixed
-// schedule, whose waits are set in seconds by the attempt alone: it reads
-// neither the base nor the cap.
+// schedule, which reads neither base nor cap.
 func Schedule(name string) bool {
 	return name == "sidekiq" || name == "river" || name == "oban" || name == "temporal"
 }
 
-// Unread says why the policy called name never reads its base, and why
-// never its cap, each "" when it does: none waits nothing, a schedule sets
-// its own waits, a constant backoff has no cap. Flags and scenario files
-// refuse a base or a cap by this one rule.
+// Unread says why the policy called name never reads its base, and its
+// cap, each "" when it does.
 func Unread(name string) (base, cap string) {
 	switch {
 	case name == "none":

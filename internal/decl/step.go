@@ -8,69 +8,44 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// StepSetting is one setting of a step, declared once: the shard file's
-// model.steps writes and reads each step's settings from StepSettings,
-// under ShardKey, a scenario file's step reads them under the same key and
-// its reference (retrysim help scenario) documents them by File, and the
-// settings a run takes by name (retrysim.Override, a sweep, the command)
-// are those with a Name, so that a setting declared there is written,
-// read and taken with no field elsewhere.
+// StepSetting is one setting of a step, declared once: shard files, scenario
+// files, their reference, Override and sweeps all read it.
 type StepSetting struct {
-	// Name is the setting's name as Override and a sweep take it, over
-	// every step (p_fail) or one (steps[STEP].attempts); empty for a field
-	// no setting names (a step's flags, its key mode, its backoff).
+	// Name is the setting's name as Override takes it, over every step
+	// (p_fail) or one (steps[STEP].attempts); empty when no name sets it.
 	Name string
-	// ShardKey is its key in a shard file's model.steps; a latency writes
-	// its median and p99 under ShardKey with _ns and _p99_ns.
+	// ShardKey is its key in a shard file's model.steps and a scenario
+	// file's step; a latency adds _ns and _p99_ns in a shard.
 	ShardKey string
-	// Echo is its key where outputs echo a scenario file's steps
-	// (step_params in json, step_N_KEY in csv); empty for a setting they
-	// do not echo.
-	Echo string
-	// Doc says what it means, its argument's name in backquotes, as package
-	// flag reads a flag's help; empty for a setting given for one step only.
-	Doc string
-	// Kind is what values a named setting takes (a probability, a
-	// latency, a whole number), and Min and Max bound a whole number.
+	Echo     string // its key where outputs echo the steps; empty for none
+	Doc      string // its argument's name in backquotes; empty for a one-step setting
 	Kind     enum.Kind
-	Min, Max int
+	Min, Max int // bound a whole number
 	// Lossy: only a step that can lose its reply has it. Timed: only the
-	// delivery model reads it. OneStep: it is given for one step only
-	// (steps[STEP].FIELD), never over every step.
+	// delivery model reads it. OneStep: given for one step only.
 	Lossy, Timed, OneStep bool
-	// SetBy is the key of a scenario file's step whose presence turns this
-	// flag on (lost_reply turns can_lose_reply on); a setting with SetBy is
-	// no key of its own. A scenario file's step gives every other setting
-	// under ShardKey.
+	// SetBy is the scenario file's step key whose presence turns this flag
+	// on (lost_reply turns can_lose_reply on), no key of its own.
 	SetBy string
-	// File documents the setting as a key of a scenario file's step, as
-	// retrysim help scenario lists it.
-	File StepKeyDoc
-	// get is the setting's value in a step, of the field's own type; set
-	// sets it, reporting false for a value of another type.
-	get func(st provider.Step) any
-	set func(st *provider.Step, v any) bool
+	File  StepKeyDoc
+	get   func(st provider.Step) any
+	set   func(st *provider.Step, v any) bool
 }
 
-// StepKeyDoc documents a setting of a step as a key of a scenario file: its
-// value's Type and its Bounds (left empty where the setting's value says
-// them: a probability, a whole number from Min to Max, a latency, true or
-// false), its Default, its meaning (Doc) and an Example the file takes.
+// StepKeyDoc documents a step's setting as a scenario file's key; Type and
+// Bounds are left empty where the setting's value says them.
 type StepKeyDoc struct {
 	Type, Default, Bounds, Doc, Example string
 }
 
-// Get is the setting's value in st, of the field's own type: a float64, a
-// bool, a Latency, an int, a *schema.KeyMode or a *backoff.Schedule (nil
+// Get is the setting's value in st, of the field's own type (a nil pointer
 // where the step keeps the run's).
 func (s StepSetting) Get(st provider.Step) any { return s.get(st) }
 
-// Set sets the setting in st to v, of the field's own type, reporting false
-// for a value of another type.
+// Set sets the setting in st to v, reporting false for a value of another type.
 func (s StepSetting) Set(st *provider.Step, v any) bool { return s.set(st, v) }
 
-// stepSetting declares the setting of a step that where points to, which
-// no name sets; named gives it its name.
+// stepSetting declares the setting of a step that where points to.
 func stepSetting[T any](shardKey string, where func(st *provider.Step) *T) StepSetting {
 	return StepSetting{
 		ShardKey: shardKey,
@@ -122,8 +97,6 @@ var stepSettings = []StepSetting{
 		"every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")),
 		StepKeyDoc{Default: "0s", Example: "20ms",
 			Doc: "how long each call takes in virtual time; above 0 it turns the delivery model on; the setting latency sets it on every step"}),
-	// attempts is the step's own (Policy), bounded as a scenario file's: 1
-	// to 1000.
 	inFile(oneStep(named(stepSetting("attempts", func(st *provider.Step) *int { return &st.Retry.Attempts }), "attempts", enum.Whole, ""), 1, limits.MaxAttempts),
 		StepKeyDoc{Default: "the strategy's attempts", Example: "5",
 			Doc: "the step's own attempts, the first included, for strategies that retry each step (a whole-job retry counts passes)"}),
@@ -135,14 +108,12 @@ var stepSettings = []StepSetting{
 			Doc: "the wait between the step's own attempts; it turns the delivery model on"}),
 }
 
-// StepSettings declares every setting of a step but its name once, in the
-// order a shard file writes them. The result is a fresh slice.
+// StepSettings lists every setting of a step but its name, in the order a
+// shard file writes them; a fresh slice.
 func StepSettings() []StepSetting { return append([]StepSetting(nil), stepSettings...) }
 
-// EchoedStepSettings are the settings of a step that outputs echo, in the
-// order they list them: those a name gives over every step (p_fail,
-// lost_reply, latency) first, then the step's own flags and policy, each
-// in StepSettings' order.
+// EchoedStepSettings are the settings of a step that outputs echo, in
+// their order: those a name gives over every step first.
 func EchoedStepSettings() []StepSetting {
 	var over, own []StepSetting
 	for _, s := range StepSettings() {

@@ -1,9 +1,6 @@
-// Package enum holds the names of an enumeration's values, which parse,
-// print, marshal as text and say which values are valid: every enumeration
-// of the public packages (a store mode, a backoff policy, a key mode) keeps
-// one Enum and defines its String, MarshalText and UnmarshalText by it. Names,
-// Parse and Check read any such enumeration by those methods alone. Kind is
-// what values a declared setting takes.
+// Package enum holds the names of an enumeration's values, by which every
+// enumeration of the public packages parses, prints and marshals as text;
+// Names, Parse and Check read any such enumeration by those methods alone.
 package enum
 
 import (
@@ -12,18 +9,13 @@ import (
 	"strings"
 )
 
-// Enum is the names of an enumeration's values, value 0 first: what
-// scenario files and reports spell them. An enumeration's type keeps one
-// Enum and defines its String, MarshalText and UnmarshalText by it, so that
-// every enumeration parses, prints and refuses alike.
+// Enum is the names of an enumeration's values, value 0 first.
 type Enum[T ~int] struct {
-	// What names the enumeration in errors: "store", "backoff".
-	What  string
+	What  string // names the enumeration in errors: "store"
 	names []string
 }
 
-// New is the enumeration called what whose values 0, 1, ... are called
-// names.
+// New is the enumeration called what whose values 0, 1, ... are called names.
 func New[T ~int](what string, names ...string) Enum[T] {
 	return Enum[T]{What: what, names: names}
 }
@@ -42,8 +34,7 @@ func (e Enum[T]) String(v T) string {
 	return e.names[v]
 }
 
-// Parse is the value called s; an unknown name is refused with the names
-// allowed.
+// Parse is the value called s; an unknown name is refused with those allowed.
 func (e Enum[T]) Parse(s string) (T, error) {
 	for i, n := range e.names {
 		if n == s {
@@ -79,8 +70,7 @@ func (e Enum[T]) UnmarshalText(text []byte, v *T) error {
 	return nil
 }
 
-// Names are the names of T's values, value 0 first: T's MarshalText names
-// each value up to the first it refuses.
+// Names are the names of T's values up to the first its MarshalText refuses.
 func Names[T interface {
 	~int
 	encoding.TextMarshaler
@@ -95,8 +85,7 @@ func Names[T interface {
 	}
 }
 
-// Parse is the value of T called s, read by T's UnmarshalText: an unknown
-// name is refused with the names allowed.
+// Parse is the value of T called s, read by T's UnmarshalText.
 func Parse[T any, PT interface {
 	*T
 	encoding.TextUnmarshaler
@@ -106,27 +95,19 @@ func Parse[T any, PT interface {
 	return v, err
 }
 
-// Check refuses a value of T that is not one, saying which are: T's
-// MarshalText's refusal.
+// Check is T's MarshalText's refusal of v.
 func Check[T encoding.TextMarshaler](v T) error {
 	_, err := v.MarshalText()
 	return err
 }
 
-// Kind is what values a setting takes, and so how a scenario file writes
-// it, how a flag reads it and what bounds it.
+// Kind is what values a setting takes, so how files and flags read it.
 type Kind int
 
 const (
-	// Probability is a float64 from 0 to 1.
-	Probability Kind = iota
-	// Duration is a time.Duration, not negative and at most a year.
-	Duration
-	// Whole is an int within the setting's own bounds.
-	Whole
-	// Latency is a fixed duration or a lognormal median and p99
-	// (provider.Latency).
-	Latency
-	// OneOf is a value of an enumeration (an Enum), written by its name.
-	OneOf
+	Probability Kind = iota // a float64 from 0 to 1
+	Duration                // a time.Duration from 0 to a year
+	Whole                   // an int within the setting's bounds
+	Latency                 // a provider.Latency
+	OneOf                   // an Enum's value, written by its name
 )

@@ -9,10 +9,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Within is err with its field path put under prefix: a *schema.FieldError for
-// "lease" within "queue" names "queue.lease", one for "[2].p_fail" within
-// "steps" names "steps[2].p_fail". Any other error becomes a *schema.FieldError
-// naming prefix; nil stays nil.
+// Within is err with its field path put under prefix ("lease" within
+// "queue" is "queue.lease"); another error names prefix, nil stays nil.
 func Within(prefix string, err error) error {
 	if err == nil {
 		return nil

@@ -20,15 +20,8 @@ import (
 	"github.com/retrysim/retrysim/provider"
 )
 
-// The Var values below write into a field of a library's configuration, so
-// a command binds a flag to each field of a configuration that starts at the
-// library's defaults, instead of holding a copy of each setting and
-// assembling the configuration by hand. Each checks and parses as Bounded,
-// Number or Duration does, through them; a refused value leaves the field
-// as it was. String allows the zero value, as package flag asks.
-
-// fieldVar is a flag.Value writing into *p what parse reads, written back
-// by text.
+// fieldVar is a flag.Value writing into *p, a field of a configuration,
+// what parse reads; a refused value leaves it as it was.
 type fieldVar[T any] struct {
 	p     *T
 	parse func(string) (T, error)
@@ -59,12 +52,14 @@ func IntVar(p *int, lo, hi int) flag.Value {
 	}, strconv.Itoa}
 }
 
-// FloatVar is Number writing into *p.
+// FloatVar is a number from lo to hi writing into *p.
 func FloatVar(p *float64, lo, hi float64) flag.Value {
 	return fieldVar[float64]{p, func(s string) (float64, error) {
-		n := Number{Lo: lo, Hi: hi}
-		err := n.Set(s)
-		return n.V, err
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || !(v >= lo && v <= hi) {
+			return 0, fmt.Errorf("want a number from %g to %g", lo, hi)
+		}
+		return v, nil
 	}, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }}
 }
 
@@ -103,9 +98,8 @@ func ListVar[T any](p *[]T, parse func(string) (T, error), text func(T) string) 
 	}, join}
 }
 
-// Renamed is a flag's old name: any use of it, with a value or without, is
-// refused with "renamed: " and the text, which names the new flag. -help
-// leaves it out; the command's intro lists what was renamed.
+// Renamed is a flag's old name, refused with "renamed: " and the text;
+// -help leaves it out.
 type Renamed string
 
 func (r Renamed) String() string   { return "" }
@@ -119,9 +113,7 @@ func isRenamed(v flag.Value) bool {
 	return false
 }
 
-// NotHere is a flag another command takes that this one cannot: any use of
-// it, with a value or without, is refused with the text, which says why.
-// -help leaves it out.
+// NotHere is another command's flag, refused with the text; -help leaves it out.
 type NotHere string
 
 func (n NotHere) String() string   { return "" }
@@ -136,8 +128,7 @@ func Given(fs *flag.FlagSet) map[string]bool {
 }
 
 // Changed reports whether the command line set fs's flag called name to a
-// value other than its default: what a flag given at its default must not
-// change, it is not.
+// value other than its default.
 func Changed(fs *flag.FlagSet, name string) bool {
 	f := fs.Lookup(name)
 	return Given(fs)[name] && f.Value.String() != f.DefValue
@@ -180,9 +171,8 @@ func (v textVar) String() string {
 
 func (v textVar) Set(s string) error { return v.t.UnmarshalText([]byte(s)) }
 
-// SettingVar is the flag of the library's setting s (api.Settings), at its
-// default: the Var its value's type asks for, whose Get is the value
-// api.Override takes. queue.crash is -crash, a CrashProbability.
+// SettingVar is the flag of the library's setting s at its default, whose
+// Get is the value api.Override takes.
 func SettingVar(s jobapi.SettingDef) flag.Value {
 	switch v := s.Default.(type) {
 	case float64:

@@ -45,9 +45,7 @@ func (o *Output) Renderer(stdout io.Writer) render.Renderer {
 // MaxWidth is the widest -width takes.
 const MaxWidth = 100_000
 
-// Width is -width: the most columns a table may take, 0 for no limit; not
-// given, the terminal's width when the output goes to a terminal, else
-// render.DefaultWidth.
+// Width is -width: the most columns a table may take, 0 for no limit.
 type Width struct {
 	V     int
 	given bool
@@ -66,9 +64,8 @@ func (w *Width) Set(s string) error {
 
 func (w *Width) Get() any { return w.V }
 
-// Of is the width the tables take: the one given, or else the width of
-// stdout's terminal when the output goes to stdout (toStdout) and stdout
-// is a terminal, or else render.DefaultWidth.
+// Of is the width given, else stdout's terminal's when the output goes
+// there, else render.DefaultWidth.
 func (w *Width) Of(stdout io.Writer, toStdout bool) int {
 	if w.given {
 		return w.V
@@ -87,9 +84,8 @@ const widthUsage = "fit the table format's tables to `n` columns, 0 for no limit
 // outUsage is every command's -o usage.
 const outUsage = "write the output to `file` instead of stdout: a regular file is replaced atomically (keeping its mode), a symbolic link's target likewise, a device or FIFO is written in place"
 
-// Register declares -format, taking the formats that write doc, and -o on
-// fs; formatNote and outNote, when not empty, end their usage with what the
-// command adds (what its json also holds, which files -o may not be).
+// Register declares -format (the formats that write doc), -o and -width on
+// fs, formatNote and outNote ending their usages.
 func (o *Output) Register(fs *flag.FlagSet, doc render.Doc, formatNote, outNote string) {
 	*o = Output{Format: NewFormat(doc), Out: outfile.File{Flag: "o"}}
 	fs.Var(&o.Format, "format", o.Format.Usage()+formatNote)

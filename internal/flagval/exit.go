@@ -22,11 +22,8 @@ const (
 	ExitUnmet = 3
 )
 
-// ExitStatus reports a command's err as one line on stderr and returns the
-// process's exit status: ExitOK for none or -help, ExitFailure for a failure
-// or an interrupt (ctx done: nothing was written), ExitUsage for bad usage,
-// and its own for an error with an ExitStatus method, a line of its message
-// each.
+// ExitStatus reports a command's err on stderr and returns the process's
+// exit status, an error's own when it has an ExitStatus method.
 func ExitStatus(ctx context.Context, err error, stderr io.Writer) int {
 	var own interface{ ExitStatus() int }
 	switch {

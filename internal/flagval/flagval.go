@@ -86,11 +86,8 @@ func (v *Seed) Set(s string) error {
 	return nil
 }
 
-// named wraps a flag's Value so that a refused value is reported as
-// "-flag: reason", which flag's own "invalid value ... for flag" wording buries,
-// and so that a flag given twice (-p-fail 1 -p-fail 2, or -p-fail and
-// --p-fail) is refused, as a scenario file's key given twice is, unless it
-// is Repeated.
+// named wraps a flag's Value to report a refused value as "-flag: reason"
+// and to refuse a flag given twice, unless it is Repeated.
 type named struct {
 	flag.Value
 	name  string
@@ -142,9 +139,7 @@ func NameErrors(fs *flag.FlagSet, err *error) {
 	})
 }
 
-// Repeated is a flag.Value that may be given any number of times, each
-// value passed to the function in turn (sweep's -set); every other flag
-// given twice is refused.
+// Repeated is a flag.Value that may be given any number of times (-set).
 type Repeated func(string) error
 
 func (r Repeated) Set(s string) error { return r(s) }
@@ -390,10 +385,8 @@ func (n *Name[T]) Set(s string) error {
 
 func (n *Name[T]) Get() any { return n.V }
 
-// CrashProbability is -crash, in the table command and in race alike: the
-// Probability that a worker dies at -crash-at. A crash point given to it
-// (race's -crash took one before the vocabulary was made one) is refused with
-// a pointer to -crash-at.
+// CrashProbability is -crash: the probability that a worker dies at
+// -crash-at, a crash point given to it refused with a pointer there.
 type CrashProbability struct{ P Probability }
 
 func (c *CrashProbability) String() string {
@@ -424,27 +417,6 @@ func parseCrashPoint(s string) (delivery.CrashPoint, error) {
 		return 0, fmt.Errorf("unknown crash point %q: it is after-work now (between the work and the key record)", s)
 	}
 	return enum.Parse[delivery.CrashPoint](s)
-}
-
-// Number is a flag.Value for a float in [Lo, Hi].
-type Number struct {
-	V, Lo, Hi float64
-}
-
-func (n *Number) String() string {
-	if n == nil {
-		return ""
-	}
-	return strconv.FormatFloat(n.V, 'g', -1, 64)
-}
-
-func (n *Number) Set(s string) error {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || !(v >= n.Lo && v <= n.Hi) {
-		return fmt.Errorf("want a number from %g to %g", n.Lo, n.Hi)
-	}
-	n.V = v
-	return nil
 }
 
 // Window is a flag.Value for a time window from:to (20s:25s).
@@ -513,9 +485,8 @@ func Listed(f *flag.Flag) bool {
 	return !(ok && isRenamed(n.Value) || isRenamed(f.Value))
 }
 
-// Group is a heading of -help's list of flags and the flags listed under
-// it, in that order; a Group with no Flags lists, by name, every flag no
-// other group lists.
+// Group is a heading of -help's list of flags and its flags; one with no
+// Flags lists every flag no other group lists.
 type Group struct {
 	Title string
 	Flags []string
@@ -551,11 +522,8 @@ func PrintGroups(w io.Writer, fs *flag.FlagSet, groups []Group, width int) {
 	}
 }
 
-// PrintFlags lists fs's flags as flag.PrintDefaults does, with two
-// differences: a default is named only when it says something, never
-// "false", "0" or "" (every flag's Value is wrapped to name its errors, which
-// hides its zero value from PrintDefaults); and a usage is wrapped to fit
-// width columns, each of its lines indented as PrintDefaults indents one.
+// PrintFlags lists fs's flags as flag.PrintDefaults does, but naming a
+// default only when it says something and wrapping usages to width.
 func PrintFlags(w io.Writer, fs *flag.FlagSet, width int) {
 	fs.VisitAll(func(f *flag.Flag) { printFlag(w, f, width) })
 }

@@ -47,7 +47,7 @@ func Parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) erro
 // ParseGrouped is Parse listing the flags in -help under the headings of
 // groups, in their order.
 func ParseGrouped(fs *flag.FlagSet, args []string, intro string, groups []Group, stdout io.Writer) error {
-	if err := parseFlags(fs, args, intro, groups, stdout); err != nil {
+	if err := ParseFlags(fs, args, intro, stdout, groups...); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -63,15 +63,9 @@ type HelpError struct{ Flags *flag.FlagSet }
 func (e HelpError) Error() string { return flag.ErrHelp.Error() }
 func (e HelpError) Unwrap() error { return flag.ErrHelp }
 
-// ParseFlags parses args into fs; on -help it prints intro and the flags to
-// stdout and returns a HelpError.
-func ParseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
-	return parseFlags(fs, args, intro, nil, stdout)
-}
-
-// parseFlags is ParseFlags listing the flags under groups' headings, or
-// in one list with groups nil.
-func parseFlags(fs *flag.FlagSet, args []string, intro string, groups []Group, stdout io.Writer) error {
+// ParseFlags parses args into fs; on -help it prints intro and the flags,
+// under groups' headings if any, to stdout and returns a HelpError.
+func ParseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer, groups ...Group) error {
 	var setErr error
 	NameErrors(fs, &setErr)
 	if err := fs.Parse(args); err != nil {
@@ -106,11 +100,8 @@ func helpWidth(stdout io.Writer) int {
 	return 80
 }
 
-// Interspersed puts the flags of args first and the file names after a "--",
-// as fs.Parse wants them: people type merge's flags after the files (merge
-// a.json b.json -ci), and Go's flag package stops at the first argument that
-// is not a flag. A flag takes the next argument as its value unless it is
-// boolean or written -flag=value; every argument after a "--" is a file.
+// Interspersed puts the flags of args first and the file names after a
+// "--", as fs.Parse wants them: people type flags after the files.
 func Interspersed(fs *flag.FlagSet, args []string) []string {
 	var flags, files []string
 	for i := 0; i < len(args); i++ {
@@ -145,12 +136,8 @@ func isBool(v flag.Value) bool {
 	return ok && b.IsBoolFlag()
 }
 
-// Refuse returns, for the first flag set on fs (in name order) to a value
-// other than its default that why gives a reason for, the usage error
-// "-name: reason", and nil when why names none: every command refuses a
-// flag its run would drop, or that cannot go with another, this one way. A
-// flag given at its default drops nothing and is never refused, so that
-// naming a flag at its default never changes what a command does.
+// Refuse is the usage error "-name: reason" for the first flag set on fs
+// to other than its default that why gives a reason for, or nil.
 func Refuse(fs *flag.FlagSet, why func(name string) string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {

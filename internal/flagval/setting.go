@@ -17,10 +17,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// RegisterSettings declares a flag for each of the library's settings
-// (api.Settings) but those named in except, at its default, named by
-// FlagOf: -p-fail, -lost-reply, and the delivery model's, which -model
-// chooses (none of them does).
+// RegisterSettings declares a flag (FlagOf) for each of the library's
+// settings but those named in except, at its default.
 func RegisterSettings(fs *flag.FlagSet, except ...string) {
 	for _, s := range jobapi.Settings() {
 		if !slices.Contains(except, s.Name) {
@@ -29,8 +27,7 @@ func RegisterSettings(fs *flag.FlagSet, except ...string) {
 	}
 }
 
-// Rows are the flags that say how a run's rows are made and shown, which
-// the table and sweep share: -replicates and -ci.
+// Rows are the table's and the sweep's -replicates and -ci.
 type Rows struct {
 	Replicates Bounded
 	CI         bool
@@ -43,9 +40,7 @@ func (r *Rows) Register(fs *flag.FlagSet) {
 	fs.Var(&r.Replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show, under each row, each column's mean over them with the mean's 95% Student t interval")
 }
 
-// Model is -model: which model runs. auto leaves it to the scenario: the
-// delivery model for a -scenario file with a queue: section (or a step that
-// takes time), the job model otherwise.
+// Model is -model: which model runs, auto leaving it to the scenario.
 type Model struct{ Choice }
 
 // modelUsage is -model's help.
@@ -63,10 +58,8 @@ func (m *Model) RegisterModel(fs *flag.FlagSet) {
 }
 
 // Apply is the scenario and queue of the run -model chooses, given the
-// scenario's and its file's queue (nil when there is no file or it has no
-// queue): for the job model no queue, and the steps without the latencies
-// it does not read (it has no time), so that no output echoes them; for the
-// delivery model the file's queue or delivery.Defaults; for auto the file's.
+// file's queue (nil for none): the job model's steps lose their latencies,
+// which no output then echoes.
 func (m *Model) Apply(sc provider.Scenario, file *delivery.Config) (provider.Scenario, *delivery.Config) {
 	switch m.V {
 	case "job":
@@ -85,10 +78,8 @@ func (m *Model) Apply(sc provider.Scenario, file *delivery.Config) (provider.Sce
 }
 
 // GivenSettings are the flags set on fs that give one of the library's
-// settings (api.Settings, queue.ttl as -ttl), as settings. In a run of the
-// job model (not delivery) it leaves out the settings only the delivery
-// model reads: at their default they change nothing, and at any other value
-// jobapi.Unread names them for Refuse.
+// settings, as settings; the job model's (not delivery) leave out those
+// only the delivery model reads, which Refuse refuses.
 func GivenSettings(fs *flag.FlagSet, delivery bool) []api.Setting {
 	var settings []api.Setting
 	for _, f := range givenSettingFlags(fs, delivery) {
@@ -97,10 +88,8 @@ func GivenSettings(fs *flag.FlagSet, delivery bool) []api.Setting {
 	return settings
 }
 
-// Overrides names, as a report does, the setting flags set on fs that
-// override a scenario file, "-p-fail 0.05, -store lease", leaving out those
-// the run does not read (unread, by flag name: jobapi.Unread), which
-// Refuse lets through only at their default, where they change nothing.
+// Overrides names the setting flags set on fs, "-p-fail 0.05, -store
+// lease", but those unread (by flag name).
 func Overrides(fs *flag.FlagSet, delivery bool, unread map[string]string) string {
 	var text []string
 	for _, f := range givenSettingFlags(fs, delivery) {
@@ -130,14 +119,10 @@ func givenSettingFlags(fs *flag.FlagSet, delivery bool) []settingFlag {
 	return out
 }
 
-// LibraryError turns the library's refusal of a setting, a *schema.FieldError
-// naming its field path (or its Fields, a sweep's axes, joined by " x "),
-// into the flag's: a setting a flag gives is named by its flag
-// (SettingFlag), a path given by name with -set (byName) or any other path
-// of a step or the queue as "-set PATH", and a field of the scenario
-// (scenario.steps[2].p_fail) as "-scenario: steps[2].p_fail". The settings
-// its message names (pathtext.Path arguments: "use engine plain, or
-// generator pcg") are named as their flags too.
+// LibraryError turns the library's refusal of a setting, a
+// *schema.FieldError, into the flag's: by its flag, as "-set PATH" (byName
+// or a step's or the queue's), or as "-scenario: PATH"; the settings its
+// message names are named as flags too.
 func LibraryError(err error, byName ...string) error {
 	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
@@ -170,17 +155,13 @@ func LibraryError(err error, byName ...string) error {
 	return Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), msg))
 }
 
-// settingFlagged reports whether the setting at path is one of the
-// library's settings (api.Settings) by its name or its scenario file key,
-// which a flag gives.
+// settingFlagged reports whether a flag gives the setting at path, by name or key.
 func settingFlagged(path string) bool {
 	return slices.ContainsFunc(jobapi.Settings(), func(s jobapi.SettingDef) bool { return s.Name == path || s.Key == path })
 }
 
 // SettingFlag is the flag, without its dash, that gives the setting at
-// path: one of the library's settings (api.Settings) by its declaration,
-// named by its name or by its key in a scenario file (queue.backoff.policy
-// is -backoff), or a field of an Experiment (FlagOf: generator is -rng).
+// path, by its name or key (queue.backoff.policy is backoff), or FlagOf.
 func SettingFlag(path string) string {
 	for _, s := range jobapi.Settings() {
 		if s.Name == path || s.Key == path {
@@ -190,9 +171,7 @@ func SettingFlag(path string) string {
 	return FlagOf(path)
 }
 
-// UnreadFlags is the library's unread settings (jobapi.Unread, keyed
-// by setting) keyed by the flags that give them, each with why: a setting
-// only the delivery model reads tells how to run that model.
+// UnreadFlags is jobapi.Unread's reasons keyed by flag, with ModelHint.
 func UnreadFlags(unread map[string]string) map[string]string {
 	out := make(map[string]string, len(unread))
 	for setting, why := range unread {
@@ -201,10 +180,8 @@ func UnreadFlags(unread map[string]string) map[string]string {
 	return out
 }
 
-// ModelHint is why, the library's reason for refusing a setting, with the
-// flag that runs the delivery model added when the reason is that only
-// that model reads the setting (jobapi.UnreadInJobModel), which the library
-// says without naming a flag.
+// ModelHint is why, the library's reason for refusing a setting, with
+// -model delivery added when only that model reads it.
 func ModelHint(why string) string {
 	if strings.HasPrefix(why, jobapi.UnreadInJobModel) {
 		return why + "; add -model delivery"
@@ -212,8 +189,7 @@ func ModelHint(why string) string {
 	return why
 }
 
-// SetError is the command's error for a -set argument the library refused:
-// its field's reason with ModelHint.
+// SetError is the command's error for a -set argument the library refused.
 func SetError(err error) error {
 	var fe *schema.FieldError
 	if errors.As(err, &fe) {
@@ -222,14 +198,9 @@ func SetError(err error) error {
 	return Usage(fmt.Errorf("-set: %w", err))
 }
 
-// FlagWords is a library text (a setting's Usage, a scenario key's Doc) in
-// the command's words: each of the library's settings it names (api.Settings)
-// is named by its flag. A setting whose name holds a dot or an underscore
-// (queue.store, p_fail) is named so wherever it stands as a word (not as
-// part of a longer path: steps[].p_fail, queue.backoff.base.x); any
-// setting, as "the setting NAME", which a bare word such as latency needs
-// to be told from the word. queue.store is -store, "the setting latency"
-// -latency.
+// FlagWords is a library text with each setting it names by its flag: a
+// name with a dot or an underscore (queue.store) as a word of its own, any
+// as "the setting NAME" ("the setting latency" is -latency).
 func FlagWords(text string) string {
 	names := settingNames()
 	if !slices.ContainsFunc(names.words, func(w string) bool { return strings.Contains(text, w) }) {
@@ -251,10 +222,7 @@ func FlagWords(text string) string {
 }
 
 // settingNames is what FlagWords looks for: re matches a setting's name,
-// the longest name first, and words are the literals every match holds
-// ("the setting ", or a name with a dot or an underscore), so that a text
-// holding none of them is left as it is without running re. It is built on
-// first use, not for each text.
+// the longest first, and words are literals one of which every match holds.
 var settingNames = sync.OnceValue(func() (n struct {
 	re    *regexp.Regexp
 	words []string
@@ -279,8 +247,7 @@ var settingNames = sync.OnceValue(func() (n struct {
 })
 
 // wordEnd reports whether rest, the text after a setting's name, ends the
-// name: a space, a punctuation mark but for a path's (- _ . [), or a full
-// stop at the end of the text or before a space.
+// name: not a letter, digit or path mark, or a full stop ending a sentence.
 func wordEnd(rest string) bool {
 	c := rest[0]
 	switch {
@@ -292,9 +259,8 @@ func wordEnd(rest string) bool {
 	return true
 }
 
-// FlagOf is the flag that gives the library's setting called name:
-// queue.backoff.base is -backoff-base, p_fail -p-fail, and an
-// Experiment's generator -rng.
+// FlagOf is the flag of the setting called name: queue.backoff.base is
+// backoff-base, generator rng.
 func FlagOf(name string) string {
 	if name == "generator" {
 		return "rng"

@@ -90,10 +90,8 @@ func ResolveShard(spec string, getenv func(string) string) (index, count int, er
 	return index, count, nil
 }
 
-// slurmIndex is the shard of a Slurm array's task id: its place among the
-// array's ids, SLURM_ARRAY_TASK_MIN, MIN + STEP, ... (--array=0-6:2 gives
-// ids 0, 2, 4, 6, shards 0 to 3). An array whose ids are no such range
-// (--array=1,2,7: MIN, MAX and COUNT disagree with one step) is refused.
+// slurmIndex is the shard of a Slurm array's task id: its place among
+// MIN, MIN + STEP, ...; an array whose ids are no such range is refused.
 func slurmIndex(id int, num func(string) (int, bool, error)) (int, error) {
 	var v [4]int
 	var set [4]bool

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -17,53 +18,29 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Fleet is what a scenario file's fleet section sets for retrysim fleet:
-// any setting of decl.Params[fleet.Config] (the load, the server, the outage's mode,
-// the network, the client, its backoff, policy and hedges), each under
-// its Key with _ for - (server, capacity, shape, net, policy, hedges,
-// bucket_rate, ...), a time as a duration such as 10s, a name as its text
-// (a backoff_cap of 0s is no cap, as the flag's 0). What it leaves out
-// keeps the flags' defaults. The section is checked on
-// its own, over fleet.DefaultConfig with an outage (a window only a flag
-// gives): a key that the settings it gives leave unread (Config.Unread:
-// capacity without server: queue) and a value Config.Check refuses are
-// refused with the key's line; Apply checks its keys again against the
-// whole configuration.
+// Fleet is a scenario file's fleet section: any setting of
+// decl.Params[fleet.Config] under its Key with _ for -, checked over
+// fleet.DefaultConfig with each key at its line.
 type Fleet struct {
-	// Set names the settings the section gives by their Key (the fleet
-	// command names its flags so), with the line of each, so a command can
-	// refuse a flag that says the same thing twice.
-	Set map[string]int
-	// file names the file, for Apply's errors.
-	file string
-	// config is fleet.DefaultConfig with each setting the section gives.
-	config fleet.Config
+	// Set is the line of each setting the section gives, by Key (as the
+	// fleet command names its flags).
+	Set    map[string]int
+	file   string
+	config fleet.Config // fleet.DefaultConfig with each setting the section gives
 }
 
-// Config is fleet.DefaultConfig with each setting the section gives set.
-func (f *Fleet) Config() fleet.Config { return f.config }
-
-// Apply sets each setting the section gives (Set) in c, leaving the others
-// as they are, so that a flag for a setting the file does not give still
-// counts; and it refuses, naming the key's line, a setting c then does not
-// read (Config.Unread): a policy the client never asks (with
-// c.Client.Attempts 1 and no hedges only a policy that guards first calls
-// is asked), an outage's mode with no outage.
+// Apply sets each setting the section gives in c, keeping the others (a
+// flag's), and refuses at its line a setting c then does not read.
 func (f *Fleet) Apply(c *fleet.Config) error {
 	src := f.config
-	for key := range f.Set { // each names its own field: the order does not matter
-		p, _ := decl.LookupKey[fleet.Config](key) // fleetSection read only settings
-		switch d := p.Field(c).(type) {
-		case *float64:
-			*d = *p.Field(&src).(*float64)
-		case *int:
-			*d = *p.Field(&src).(*int)
-		case *time.Duration:
-			*d = *p.Field(&src).(*time.Duration)
-		case encoding.TextUnmarshaler: // a name: what src writes, d reads
+	for key := range f.Set {
+		p, _ := decl.LookupKey[fleet.Config](key)
+		if d, ok := p.Field(c).(encoding.TextUnmarshaler); ok { // a name: what src writes, d reads
 			text, _ := p.Field(&src).(encoding.TextMarshaler).MarshalText()
 			d.UnmarshalText(text)
+			continue
 		}
+		reflect.ValueOf(p.Field(c)).Elem().Set(reflect.ValueOf(p.Field(&src)).Elem())
 	}
 	cl := c.Client
 	if k := cl.Policy.Kind; k != fleet.Unlimited && cl.Attempts == 1 && cl.Hedges == 0 && !k.GuardsFirst() {
@@ -80,8 +57,8 @@ func (f *Fleet) Apply(c *fleet.Config) error {
 	return nil
 }
 
-// applyError is Apply's refusal of a key that the settings the file does
-// not give (a command's flags) leave unread, naming those by path.
+// applyError is Apply's refusal of a key that the command's flags leave
+// unread, naming those by path.
 type applyError struct {
 	file string
 	line int
@@ -90,15 +67,13 @@ type applyError struct {
 
 func (e *applyError) Error() string { return fmt.Sprintf("%s:%d %s", e.file, e.line, e.text) }
 
-// Words is Error with each setting its message names by path named by
-// name, as a command names it (a flag).
+// Words is Error with each setting it names by path named by name.
 func (e *applyError) Words(name func(path string) string) string {
 	return fmt.Sprintf("%s:%d %s", e.file, e.line, e.text.Words(name))
 }
 
-// fleetSection reads the fleet mapping n, each value checked as its flag
-// checks it, then the section as a whole over the defaults; name labels
-// errors.
+// fleetSection reads the fleet mapping n of the file called name, each
+// value checked as its flag checks it, then the whole over the defaults.
 func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, &Error{File: name, Line: n.Line, Field: "fleet", Msg: "want a mapping of fleet settings"}
@@ -107,8 +82,8 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	fail := func(k *yaml.Node, msg string) error {
 		return &Error{File: name, Line: k.Line, Field: "fleet." + k.Value, Msg: msg}
 	}
-	keys := map[string]*yaml.Node{}            // by path
-	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
+	keys := map[string]*yaml.Node{} // by path
+	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		p, ok := decl.LookupKey[fleet.Config](strings.ReplaceAll(k.Value, "_", "-"))
 		if !ok {
@@ -120,10 +95,6 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 			return nil, fail(k, msg)
 		}
 	}
-	// Every key is read by what the section sets up, as every flag is
-	// (Config.Unread), and the section over the defaults is one
-	// Config.Check passes, where the setting it refuses is one the section
-	// gives.
 	checked := f.config
 	checked.Outage.From, checked.Outage.To = 0, checked.Duration
 	unread := decl.UnreadWhy[fleet.Config](checked)
@@ -143,9 +114,8 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	return f, nil
 }
 
-// setParam sets p in c to the value v, checked as p's flag checks its own
-// (a whole number, a number or probability within p's bounds, a duration,
-// one of p's names); it returns what is wrong, "" when nothing is.
+// setParam sets p in c to v, checked as p's flag checks its own; it returns
+// what is wrong, "" when nothing is.
 func setParam(p decl.Param[fleet.Config], c *fleet.Config, v *yaml.Node) string {
 	switch d := p.Field(c).(type) {
 	case *float64:
@@ -171,14 +141,11 @@ func setParam(p decl.Param[fleet.Config], c *fleet.Config, v *yaml.Node) string 
 		}
 		*d = w.v
 	case *time.Duration:
-		var t duration
-		if err := v.Decode(&t); err != nil {
-			if fe, ok := err.(*fieldError); ok {
-				return fe.msg
-			}
-			return fmt.Sprintf("%q is not a duration such as 250ms or 2s", v.Value)
+		t, msg := readDuration(v)
+		if msg != "" {
+			return msg
 		}
-		*d = t.v
+		*d = t
 	case encoding.TextUnmarshaler:
 		var s string
 		if v.Kind != yaml.ScalarNode || v.Decode(&s) != nil {
@@ -194,8 +161,7 @@ func setParam(p decl.Param[fleet.Config], c *fleet.Config, v *yaml.Node) string 
 }
 
 // fleetKey names the fleet setting at path as the fleet section's key
-// (grpc_max_tokens for client.policy.max_tokens); a path no decl.Param[fleet.Config]
-// declares is named as it is.
+// (grpc_max_tokens for client.policy.max_tokens), or as it is.
 func fleetKey(path string) string {
 	if p, ok := decl.LookupParam[fleet.Config](path); ok {
 		return strings.ReplaceAll(p.Key, "-", "_")

@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -19,24 +20,20 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Graph is a scenario file's graph section: the call graph retrysim graph
-// runs, checked by fleet.Graph.Check, and where each of its keys is in the
-// file, so that a refusal of the graph as a whole names a line.
+// Graph is a scenario file's graph section, checked by fleet.Graph.Check,
+// with the line of each key so that a refusal of the whole names a line.
 type Graph struct {
 	Graph fleet.Graph
 	file  string
-	// lines maps the path of every key and list item the section gives
-	// (graph.services[1].calls[0].client.attempts) to its line.
-	lines map[string]int
+	lines map[string]int // by path: graph.services[1].calls[0].client.attempts
 }
 
-// Line is the line of the key or item at path (graph.duration) when the
-// file gives it, 0 when it leaves it out.
+// Line is the line of the key or item at path (graph.duration), 0 when the
+// file leaves it out.
 func (g *Graph) Line(path string) int { return g.lines[path] }
 
-// graphSections are the mappings of a graph section whose keys are the
-// fleet schema's settings (decl.Params[fleet.Config]): those whose path starts with the
-// section's name.
+// graphSections are the graph's mappings whose keys are fleet settings:
+// those whose path starts with the section's name.
 var graphSections = []string{"load", "server", "outage", "client"}
 
 // sectionParams maps each key of the section to its setting.
@@ -50,23 +47,18 @@ func sectionParams(section string) map[string]decl.Param[fleet.Config] {
 	return m
 }
 
-// outageWindow are the outage section's keys that no decl.Param[fleet.Config] holds
-// (the fleet model's outage window, Outage.From and Outage.To).
+// outageWindow are the outage section's keys no decl.Param declares.
 var outageWindow = []string{"from", "to"}
 
 // graphReader reads one graph section.
 type graphReader struct {
-	file  string
-	lines map[string]int
-	// pushback are the keys server.pushback and client.honour_pushback
-	// given, whose use depends on the graph around them: checked once
-	// every service is read (checkPushback).
-	pushback []pushbackKey
+	file     string
+	lines    map[string]int
+	pushback []pushbackKey // checked once every service is read (checkPushback)
 }
 
-// pushbackKey is a pushback key given in the file: where, and the service
-// it is of (server.pushback) or that its call goes to
-// (client.honour_pushback).
+// pushbackKey is a pushback key given in the file, and the service it is
+// of (server.pushback) or that its call goes to (client.honour_pushback).
 type pushbackKey struct {
 	key     *yaml.Node
 	path    string
@@ -74,10 +66,7 @@ type pushbackKey struct {
 	client  bool
 }
 
-// inGraph are the settings whose use in a graph depends on the services
-// around them, not on their own section: a service forwards a "do not
-// retry" from below (server.pushback with calls), and a client can hear
-// one only from a service that sends it.
+// inGraph are the settings whose use depends on the services around them.
 var inGraph = map[string]bool{"server.pushback": true, "client.honour_pushback": true}
 
 // fail is an Error at node k (a key or an item) of the field at path.
@@ -85,9 +74,8 @@ func (r *graphReader) fail(k *yaml.Node, path, msg string) error {
 	return &Error{File: r.file, Line: k.Line, Field: path, Msg: msg}
 }
 
-// mapping checks that n is a mapping with only the keys allowed, records
-// each key's line under path, and returns the values by key (with - read
-// as _). what says what n should be.
+// mapping checks that n is a mapping (what) with only the keys allowed,
+// records each key's line, and returns the values and keys, - read as _.
 func (r *graphReader) mapping(n *yaml.Node, path, what string, allowed []string) (map[string]*yaml.Node, []*yaml.Node, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, nil, r.fail(n, path, "want "+what)
@@ -107,8 +95,7 @@ func (r *graphReader) mapping(n *yaml.Node, path, what string, allowed []string)
 	return vals, keys, nil
 }
 
-// list checks that n is a list and records each item's line; how many
-// items a graph may have is fleet.Graph.Check's to say.
+// list checks that n is a list and records each item's line.
 func (r *graphReader) list(n *yaml.Node, path, what string) error {
 	if n.Kind != yaml.SequenceNode {
 		return r.fail(n, path, "want "+what)
@@ -131,6 +118,28 @@ func (r *graphReader) text(v *yaml.Node, path string) (string, error) {
 	return s, nil
 }
 
+// name reads the name under key in vals, of mapping n at path, refusing it
+// missing with why.
+func (r *graphReader) name(n *yaml.Node, vals map[string]*yaml.Node, key, path, why string) (string, error) {
+	if vals[key] == nil {
+		return "", r.fail(n, path+"."+key, "missing; "+why)
+	}
+	return r.text(vals[key], path+"."+key)
+}
+
+// sections reads each of the mappings secs vals gives, at path, into c
+// for service.
+func (r *graphReader) sections(vals map[string]*yaml.Node, path string, c *fleet.Config, service string, secs ...string) error {
+	for _, sec := range secs {
+		if v := vals[sec]; v != nil {
+			if err := r.section(v, path+"."+sec, sec, c, service); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // flag reads true or false.
 func (r *graphReader) flag(v *yaml.Node, path string) (bool, error) {
 	var b bool
@@ -142,39 +151,25 @@ func (r *graphReader) flag(v *yaml.Node, path string) (bool, error) {
 
 // time reads a duration such as 250ms or 2s.
 func (r *graphReader) time(v *yaml.Node, path string) (time.Duration, error) {
-	var d duration
-	if err := v.Decode(&d); err != nil {
-		msg := fmt.Sprintf("%q is not a duration such as 250ms or 2s", v.Value)
-		var fe *fieldError
-		if errors.As(err, &fe) {
-			msg = fe.msg
-		}
+	d, msg := readDuration(v)
+	if msg != "" {
 		return 0, r.fail(v, path, msg)
 	}
-	return d.v, nil
+	return d, nil
 }
 
-// entrySetting reads v into setting p of entry en (decl.EntryParams[fleet.Entry]), as
-// the delivery model's queue settings of the same names are read;
-// fleet.Graph.Check holds it to its bounds.
+// entrySetting reads v into setting p of entry en; fleet.Graph.Check
+// holds it to its bounds.
 func (r *graphReader) entrySetting(p decl.EntryParam[fleet.Entry], v *yaml.Node, path string, en *fleet.Entry) error {
 	switch d := p.Field(en).(type) {
 	case *float64:
 		if v.Kind != yaml.ScalarNode || v.Decode(d) != nil || !(*d >= 0 && *d <= 1) {
 			return r.fail(v, path, fmt.Sprintf("%q is not a probability from 0 to 1", v.Value))
 		}
-	case *bool:
-		b, err := r.flag(v, path)
-		if err != nil {
+	case *bool, *time.Duration:
+		if err := r.graphSetting(d, v, path); err != nil {
 			return err
 		}
-		*d = b
-	case *time.Duration:
-		t, err := r.time(v, path)
-		if err != nil {
-			return err
-		}
-		*d = t
 	case *int:
 		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(d) != nil {
 			return r.fail(v, path, fmt.Sprintf("%q is not a whole number", v.Value))
@@ -192,10 +187,8 @@ func (r *graphReader) entrySetting(p decl.EntryParam[fleet.Entry], v *yaml.Node,
 	return nil
 }
 
-// entrySettings reads an entry's settings (decl.EntryParams[fleet.Entry]) from its
-// mapping's values ev into en, in their order: a key whose Needs the file
-// leaves out, or that the entry's other settings leave unread (a ttl with
-// the store none), would do nothing and is refused.
+// entrySettings reads an entry's settings from its mapping's values ev into
+// en, refusing a key whose Needs is left out or that en leaves unread.
 func (r *graphReader) entrySettings(ev map[string]*yaml.Node, path string, en *fleet.Entry) error {
 	params := decl.EntryParams[fleet.Entry]()
 	for _, p := range params {
@@ -220,10 +213,8 @@ func (r *graphReader) entrySettings(ev map[string]*yaml.Node, path string, en *f
 	return nil
 }
 
-// setting reads v into setting p of c as a fleet section's key is read
-// (setParam), but for a whole number out of bounds, said as the fleet
-// model says it; a backoff cap of 0 is no cap, as the fleet command's
-// -backoff-cap 0.
+// setting reads v into setting p of c as setParam does, a whole number out
+// of bounds said as the fleet model says it.
 func (r *graphReader) setting(p decl.Param[fleet.Config], v *yaml.Node, path string, c *fleet.Config) error {
 	var w whole
 	if _, ok := p.Field(c).(*int); ok && v.Decode(&w) == nil && (w.v < int(p.Lo) || w.v > int(p.Hi)) {
@@ -236,18 +227,11 @@ func (r *graphReader) setting(p decl.Param[fleet.Config], v *yaml.Node, path str
 }
 
 // section reads the mapping n of section (load, server, outage, client)
-// at path into c, starting from what c holds, then refuses a key whose
-// setting c's run never reads (fleet.Config.Unread) and a value
-// fleet.Config.Check refuses, each at its line.
+// at path into c, then refuses a key c never reads and a value c.Check
+// refuses, each at its line.
 func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Config, service string) error {
 	params := sectionParams(section)
-	allowed := slices.Sorted(func(yield func(string) bool) {
-		for k := range params {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	allowed := slices.Sorted(maps.Keys(params))
 	if section == "outage" {
 		allowed = append(outageWindow, allowed...)
 	}
@@ -301,9 +285,7 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 }
 
 // window refuses an outage mapping n at path that is no window: empty, a
-// from with no to, or a to not after from (as the fleet command's -outage
-// refuses from:to with from >= to). A mapping of a mode alone is the
-// fleet's to refuse.
+// from with no to, or a to not after from.
 func (r *graphReader) window(n *yaml.Node, path string, vals map[string]*yaml.Node, o fleet.Outage) error {
 	const want = "want a window from < to, such as {from: 20s, to: 25s}"
 	switch {
@@ -318,8 +300,7 @@ func (r *graphReader) window(n *yaml.Node, path string, vals map[string]*yaml.No
 }
 
 // located is err, a *schema.FieldError of a section's setting, at the line
-// of its key in the section at path, or of the section when the file left
-// the key out (a default refused with the others).
+// of its key in the section at path, or of the section.
 func (r *graphReader) located(err error, path, section string) error {
 	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
@@ -338,8 +319,7 @@ func (r *graphReader) located(err error, path, section string) error {
 	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: pathtext.FieldWords(fe, graphKey)}
 }
 
-// lineOf is the line of the key or item at path, or of the nearest one
-// that holds it.
+// lineOf is the line of the key or item at path, or of the nearest holding it.
 func (r *graphReader) lineOf(path string) int {
 	for {
 		if line, ok := r.lines[path]; ok {
@@ -353,14 +333,11 @@ func (r *graphReader) lineOf(path string) int {
 	}
 }
 
-// GraphWords is a fleet text (a reason Config.UnreadWhy gives, a Param's
-// Usage) with each setting it names by path named as graphKey names it.
+// GraphWords is a fleet text with each setting it names by its graph key.
 func GraphWords(t pathtext.Text) string { return t.Words(graphKey) }
 
-// graphKey names the fleet setting at path as the graph section's key in
-// its mapping (client.budget_ratio for client.policy.budget_ratio,
-// server.kind for server.kind); a path no decl.Param[fleet.Config] declares, or of no
-// mapping (net), is named as it is.
+// graphKey names the fleet setting at path as the graph section's key
+// (client.budget_ratio for client.policy.budget_ratio), or as it is.
 func graphKey(path string) string {
 	p, ok := decl.LookupParam[fleet.Config](path)
 	section, _, dotted := strings.Cut(path, ".")
@@ -370,25 +347,19 @@ func graphKey(path string) string {
 	return section + "." + decl.SectionKey(section, p)
 }
 
-// The keys of the graph section's mappings that are not settings of the
-// fleet schema (decl.Params[fleet.Config], decl.EntryParams[fleet.Entry], decl.GraphParams[fleet.Graph]).
-var (
-	serviceKeys = []string{"name", "server", "outage", "calls", "parallel"}
-	callKeys    = []string{"to", "client"}
-)
-
-// graphKeys are the keys of the graph mapping: its settings
-// (decl.GraphParams[fleet.Graph]), then its entries and services.
-func graphKeys() []string {
+// keysOf are the keys of the graph's mapping at path (graph.services[]),
+// in graphKeyDocs' order.
+func keysOf(path string) []string {
 	var keys []string
-	for _, p := range decl.GraphParams[fleet.Graph]() {
-		keys = append(keys, p.Key)
+	for _, k := range graphKeyDocs() {
+		if key, ok := strings.CutPrefix(k.Path, path+"."); ok && !strings.ContainsAny(key, ".[") {
+			keys = append(keys, key)
+		}
 	}
-	return append(keys, "entries", "services")
+	return keys
 }
 
-// graphSetting reads v into field, a setting of the graph itself
-// (decl.GraphParams[fleet.Graph]): a name, a duration or true or false.
+// graphSetting reads v into field, a setting of the graph itself.
 func (r *graphReader) graphSetting(field any, v *yaml.Node, path string) error {
 	var err error
 	switch d := field.(type) {
@@ -404,23 +375,11 @@ func (r *graphReader) graphSetting(field any, v *yaml.Node, path string) error {
 	return err
 }
 
-// entryKeys are the keys of an entry's mapping: its service, its load and
-// client, then its settings (decl.EntryParams[fleet.Entry]).
-func entryKeys() []string {
-	keys := []string{"to", "load", "client"}
-	for _, p := range decl.EntryParams[fleet.Entry]() {
-		keys = append(keys, p.Key)
-	}
-	return keys
-}
-
-// graphSection reads the graph mapping n of the file called name: each
-// setting left out keeps the fleet command's default (fleet.DefaultConfig),
-// and the graph must pass fleet.Graph.Check, whose refusal is reported at
-// the line of the key it names.
+// graphSection reads the graph mapping n of the file called name over
+// fleet.DefaultConfig, refusing at its line what fleet.Graph.Check refuses.
 func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	r := &graphReader{file: name, lines: map[string]int{"graph": line}}
-	vals, _, err := r.mapping(n, "graph", "a mapping with entries and services", graphKeys())
+	vals, _, err := r.mapping(n, "graph", "a mapping with entries and services", keysOf("graph"))
 	if err != nil {
 		return nil, err
 	}
@@ -433,9 +392,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 			}
 		}
 	}
-	// Duration and net are checked as the fleet's: a section's Config
-	// holds them, and its errors name them.
-	base := def
+	base := def // duration and net checked as the fleet's
 	base.Duration, base.Net = g.Duration, g.Net
 	if err := base.Check(); err != nil {
 		return nil, r.located(err, "graph", "graph")
@@ -454,27 +411,17 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	}
 	for i, e := range entries.Content {
 		path := fmt.Sprintf("graph.entries[%d]", i)
-		ev, _, err := r.mapping(e, path, "a mapping with to, load and client", entryKeys())
+		ev, _, err := r.mapping(e, path, "a mapping with to, load and client", keysOf("graph.entries[]"))
 		if err != nil {
 			return nil, err
 		}
-		if ev["to"] == nil {
-			return nil, r.fail(e, path+".to", "missing; an entry sends its load to a service")
-		}
 		var en fleet.Entry
-		if en.To, err = r.text(ev["to"], path+".to"); err != nil {
+		if en.To, err = r.name(e, ev, "to", path, "an entry sends its load to a service"); err != nil {
 			return nil, err
 		}
 		c := base
-		if v := ev["load"]; v != nil {
-			if err := r.section(v, path+".load", "load", &c, ""); err != nil {
-				return nil, err
-			}
-		}
-		if v := ev["client"]; v != nil {
-			if err := r.section(v, path+".client", "client", &c, en.To); err != nil {
-				return nil, err
-			}
+		if err := r.sections(ev, path, &c, en.To, "load", "client"); err != nil {
+			return nil, err
 		}
 		en.Load, en.Client = c.Load, c.Client
 		if err := r.entrySettings(ev, path, &en); err != nil {
@@ -485,15 +432,12 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	named := map[string]int{}
 	for i, s := range services.Content {
 		path := fmt.Sprintf("graph.services[%d]", i)
-		sv, _, err := r.mapping(s, path, "a mapping with name, server, outage, calls and parallel", serviceKeys)
+		sv, _, err := r.mapping(s, path, "a mapping with name, server, outage, calls and parallel", keysOf("graph.services[]"))
 		if err != nil {
 			return nil, err
 		}
-		if sv["name"] == nil {
-			return nil, r.fail(s, path+".name", "missing; every service has a name, by which calls and entries reach it")
-		}
 		var node fleet.Node
-		if node.Name, err = r.text(sv["name"], path+".name"); err != nil {
+		if node.Name, err = r.name(s, sv, "name", path, "every service has a name, by which calls and entries reach it"); err != nil {
 			return nil, err
 		}
 		if j, ok := named[node.Name]; ok {
@@ -501,12 +445,8 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 		}
 		named[node.Name] = i
 		c := base
-		for _, sec := range []string{"server", "outage"} {
-			if v := sv[sec]; v != nil {
-				if err := r.section(v, path+"."+sec, sec, &c, node.Name); err != nil {
-					return nil, err
-				}
-			}
+		if err := r.sections(sv, path, &c, node.Name, "server", "outage"); err != nil {
+			return nil, err
 		}
 		node.Server, node.Outage = c.Server, c.Outage
 		if v := sv["parallel"]; v != nil {
@@ -520,22 +460,17 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 			}
 			for j, cn := range calls.Content {
 				cpath := fmt.Sprintf("%s.calls[%d]", path, j)
-				cv, _, err := r.mapping(cn, cpath, "a mapping with to and client", callKeys)
+				cv, _, err := r.mapping(cn, cpath, "a mapping with to and client", keysOf("graph.services[].calls[]"))
 				if err != nil {
 					return nil, err
 				}
-				if cv["to"] == nil {
-					return nil, r.fail(cn, cpath+".to", "missing; a call names the service it calls")
-				}
 				var call fleet.Call
-				if call.To, err = r.text(cv["to"], cpath+".to"); err != nil {
+				if call.To, err = r.name(cn, cv, "to", cpath, "a call names the service it calls"); err != nil {
 					return nil, err
 				}
 				cc := base
-				if v := cv["client"]; v != nil {
-					if err := r.section(v, cpath+".client", "client", &cc, call.To); err != nil {
-						return nil, err
-					}
+				if err := r.sections(cv, cpath, &cc, call.To, "client"); err != nil {
+					return nil, err
 				}
 				call.Client = cc.Client
 				node.Calls = append(node.Calls, call)
@@ -559,17 +494,12 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	return out, nil
 }
 
-// sendsPushback reports whether service n can answer "do not retry": its
-// server has Pushback and refuses calls for overload (a queue or a rate
-// limit), or makes calls whose "do not retry" it forwards.
+// sendsPushback reports whether service n can answer "do not retry".
 func sendsPushback(n fleet.Node) bool {
 	return n.Server.Pushback && (n.Server.Kind == fleet.QueueServer || n.Server.Kind == fleet.RateLimitServer || len(n.Calls) > 0)
 }
 
-// checkPushback refuses a pushback key the graph never reads: a
-// server.pushback of a service that neither refuses calls for overload nor
-// makes calls, and a client.honour_pushback of a call to a service that
-// never answers "do not retry". g has passed Check.
+// checkPushback refuses a pushback key g, which passed Check, never reads.
 func (r *graphReader) checkPushback(g fleet.Graph) error {
 	for _, k := range r.pushback {
 		i := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == k.service })
@@ -584,14 +514,11 @@ func (r *graphReader) checkPushback(g fleet.Graph) error {
 	return nil
 }
 
-// graphFieldRE splits a fleet.Graph field path into a list's item, by name
-// or index (services[api], entries[0]), and what follows.
+// graphFieldRE splits a fleet.Graph field path into a list's item (services[api]) and the rest.
 var graphFieldRE = regexp.MustCompile(`^(services|entries)\[([^\]]*)\](.*)$`)
 
-// Located is err, a refusal of the graph (a *schema.FieldError naming a
-// field of fleet.Graph, such as services[b].calls[0].to, a service by its
-// name), as an *Error at the line of the key it names in the file; any
-// other error is returned as it is.
+// Located is err, a *schema.FieldError naming a field of fleet.Graph
+// (services[b].calls[0].to), as an *Error at its line; any other error as it is.
 func (g *Graph) Located(err error) error {
 	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
@@ -600,9 +527,7 @@ func (g *Graph) Located(err error) error {
 	r := &graphReader{file: g.file, lines: g.lines}
 	field := "graph." + fe.Field
 	if m := graphFieldRE.FindStringSubmatch(fe.Field); m != nil {
-		// a service by its name (a name may be a number), else an item by
-		// its index
-		i := -1
+		i := -1 // a service by its name (which may be a number), else by index
 		if m[1] == "services" {
 			i = slices.IndexFunc(g.Graph.Services, func(n fleet.Node) bool { return n.Name == m[2] })
 		}
@@ -610,7 +535,6 @@ func (g *Graph) Located(err error) error {
 			i = k
 		}
 		rest := m[3]
-		// a setting of a section: named by its key in the file
 		for _, sec := range graphSections {
 			at := strings.Index(rest, "."+sec+".")
 			if at < 0 {

@@ -17,23 +17,17 @@ import (
 	"github.com/retrysim/retrysim/provider"
 )
 
-// Key is one key a scenario file takes, as the reference (retrysim help
-// scenario) describes it.
+// Key is one key a scenario file takes, as retrysim help scenario describes it.
 type Key struct {
-	// Path names the key: watched, steps[].p_fail, queue.backoff.base,
-	// fleet.budget_ratio; [] marks an item of a list.
-	Path string
-	// Setting names the table entry that documents the key: a setting of
-	// retrysim.Settings (queue.ttl) or a parameter of decl.Params[fleet.Config]
-	// (budget-ratio); "" when Key documents it itself.
+	Path string // watched, steps[].p_fail, queue.backoff.base; [] marks a list's item
+	// Setting names the declaration that documents the key (queue.ttl,
+	// budget-ratio); "" when Key documents it itself.
 	Setting string
-	// Type, Default, Bounds and Doc describe a key that no table documents;
+	// Type, Default, Bounds and Doc describe a key no declaration documents;
 	// a graph key's Doc, if set, replaces its setting's meaning.
 	Type, Default, Bounds, Doc string
-	// ReadBy names the models that read the key.
-	ReadBy string
-	// Example is a value the reader accepts for the key, as YAML.
-	Example string
+	ReadBy                     string
+	Example                    string // a value the reader accepts, as YAML
 }
 
 // Who reads a key.
@@ -46,9 +40,7 @@ const (
 
 var durationBounds = fmt.Sprintf("0 to %dh", int(limits.MaxDuration.Hours()))
 
-// jobKeyDocs are the keys of a job up to a step's name, in the order of a
-// file; a step's settings follow (stepKeyDocs), then the queue section
-// (queueSectionKey) and its keys, decl.Settings[delivery.Config]' (queueKeyDocs).
+// jobKeyDocs are the keys of a job up to a step's name, in the order of a file.
 var jobKeyDocs = []Key{
 	{Path: "name", Type: "text", Default: "custom", Bounds: "a name", ReadBy: ReadByJob, Example: "checkout",
 		Doc: "the scenario's name, in every output's title"},
@@ -68,11 +60,8 @@ var jobKeyDocs = []Key{
 		Doc: "the step's name, by which watched and a setting's path (steps[NAME].p_fail) name it"},
 }
 
-// stepKeyDocs are a step's keys after its name: each setting of
-// decl.StepSettings a file gives (not one SetBy turns on), in its
-// order, documented by its File, its type and bounds said by its value
-// where File leaves them out; a latency followed by its median and p99, a
-// backoff by its keys, each documented by the queue's backoff setting.
+// stepKeyDocs are a step's keys after its name, each setting a file gives
+// documented by its File, with a latency's or a backoff's parts.
 func stepKeyDocs() []Key {
 	var keys []Key
 	for _, s := range decl.StepSettings() {
@@ -83,16 +72,11 @@ func stepKeyDocs() []Key {
 		if s.Timed {
 			k.ReadBy = ReadByDelivery
 		}
+		typ, bounds := TypeOf(s.Get(provider.Step{}), s.Min, s.Max)
+		k.Type, k.Bounds = or(k.Type, typ), or(k.Bounds, bounds)
 		var parts []Key
 		switch s.Get(provider.Step{}).(type) {
-		case float64:
-			k.Type, k.Bounds = or(k.Type, "probability"), or(k.Bounds, "0 to 1")
-		case bool:
-			k.Type, k.Bounds = or(k.Type, "true or false"), or(k.Bounds, "true or false")
-		case int:
-			k.Type, k.Bounds = or(k.Type, "whole number"), or(k.Bounds, fmt.Sprintf("%d to %d", s.Min, s.Max))
 		case provider.Latency:
-			k.Type, k.Bounds = or(k.Type, "duration, or {median, p99} (lognormal)"), or(k.Bounds, durationBounds+"; a p99 needs a median, and is at least it")
 			parts = []Key{
 				{Path: k.Path + ".median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: k.ReadBy, Example: "20ms",
 					Doc: "the lognormal latency's median"},
@@ -113,6 +97,24 @@ func stepKeyDocs() []Key {
 	return keys
 }
 
+// TypeOf is the type and bounds of a setting whose value is v, a whole
+// number from lo to hi; any other type is a name.
+func TypeOf(v any, lo, hi int) (typ, bounds string) {
+	switch v.(type) {
+	case float64:
+		return "probability", "0 to 1"
+	case bool:
+		return "true or false", "true or false"
+	case int:
+		return "whole number", fmt.Sprintf("%d to %d", lo, hi)
+	case time.Duration:
+		return "duration", durationBounds
+	case provider.Latency:
+		return "duration, or {median, p99} (lognormal)", durationBounds + "; a p99 needs a median, and is at least it"
+	}
+	return "name", "one of the names in the meaning"
+}
+
 // or is s, or otherwise when s is empty.
 func or(s, otherwise string) string {
 	if s == "" {
@@ -121,44 +123,42 @@ func or(s, otherwise string) string {
 	return s
 }
 
-// queueSectionKey documents the queue section itself, after the steps'
-// keys.
+// queueSectionKey documents the queue section itself.
 var queueSectionKey = Key{Path: "queue", Type: "a mapping of queue settings", Default: "none: the job model runs (unless a step takes time)", Bounds: "may be empty", ReadBy: ReadByDelivery, Example: "{}",
 	Doc: "the queue around the job; the section, even empty, turns the delivery model on, and each key left out keeps its default"}
 
-// Keys lists every key a scenario file takes, in the order of a file: the
-// job's, its steps', its queue's, then the fleet section's (each
-// decl.Param[fleet.Config], in its order, documented there under its key).
+// Keys lists every key a scenario file takes, in the order of a file.
 func Keys() []Key {
 	keys := append(slices.Clip(jobKeyDocs), stepKeyDocs()...)
 	keys = append(keys, queueSectionKey)
 	keys = append(keys, queueKeyDocs()...)
 	keys = append(keys, Key{Path: "fleet", Type: "a mapping of fleet settings", Default: "none", Bounds: "only in a file for retrysim fleet, which reads no job", ReadBy: ReadByFleet, Example: "{policy: unlimited}",
 		Doc: "the settings of retrysim fleet (load, server, network, client, policy and hedges); each key is the fleet command's flag with _ for -, and a key left out keeps the flag's default (a flag may not give it again)"})
-	defaults := fleet.DefaultConfig()
 	for _, p := range decl.Params[fleet.Config]() {
-		example, ok := fleetExamples[p.Key]
-		if !ok {
-			switch v := p.Field(&defaults).(type) {
-			case *time.Duration:
-				example = "1s"
-			case encoding.TextMarshaler: // a name: the default's
-				text, _ := v.MarshalText()
-				example = string(text)
-			default:
-				example = "1"
-			}
-		}
+		example := or(fleetExamples[p.Key], exampleOf(p))
 		keys = append(keys, Key{Path: "fleet." + strings.ReplaceAll(p.Key, "-", "_"), Setting: p.Key, ReadBy: ReadByFleet, Example: example})
 	}
 	return append(keys, graphKeyDocs()...)
 }
 
-// graphKeyDocs are the graph section's keys, in the order of a file: its
-// own, an entry's, a service's and a call's, each mapping of fleet settings
-// (load, server, outage, client) followed by its keys, one a decl.Param[fleet.Config]
-// whose path is in the section, documented there under its Key. An entry's
-// client takes the keys of a call's, listed once.
+// exampleOf is a value fleet setting p takes: 1s for a time, true for a
+// flag, its default for a name, else 1.
+func exampleOf(p decl.Param[fleet.Config]) string {
+	defaults := fleet.DefaultConfig()
+	switch v := p.Field(&defaults).(type) {
+	case *time.Duration:
+		return "1s"
+	case *bool:
+		return "true"
+	case encoding.TextMarshaler:
+		text, _ := v.MarshalText()
+		return string(text)
+	}
+	return "1"
+}
+
+// graphKeyDocs are the graph section's keys, in the order of a file; an
+// entry's client takes the keys of a call's, listed once.
 func graphKeyDocs() []Key {
 	k := func(path, typ, def, bounds, example, doc string) Key {
 		return Key{Path: path, Type: typ, Default: def, Bounds: bounds, ReadBy: ReadByGraph, Example: example, Doc: doc}
@@ -168,17 +168,7 @@ func graphKeyDocs() []Key {
 		for _, p := range decl.Params[fleet.Config]() {
 			if strings.HasPrefix(p.Path, name+".") {
 				key := decl.SectionKey(name, p)
-				example, ok := graphExamples[name+"."+key]
-				_, isTime := p.Field(&fleet.Config{}).(*time.Duration)
-				switch _, isBool := p.Field(&fleet.Config{}).(*bool); {
-				case ok:
-				case isBool:
-					example = "true"
-				case isTime:
-					example = "1s"
-				default:
-					example = "1"
-				}
+				example := or(graphExamples[name+"."+key], exampleOf(p))
 				keys = append(keys, Key{Path: prefix + "." + key, Setting: p.Key, ReadBy: ReadByGraph, Example: example, Doc: graphDocs[name+"."+key]})
 			}
 		}
@@ -228,16 +218,13 @@ func graphKeyDocs() []Key {
 	return append(keys, section(call+".client", "client")...)
 }
 
-// graphDocs are the meanings of the graph section's keys whose fleet
-// setting's Usage says what the graph command does not do, by section and
-// key: the fleet measures recovery from a spike's end, the graph command
-// measures none.
+// graphDocs are the graph's own meanings of keys whose fleet setting's
+// Usage says what the graph command does not do.
 var graphDocs = map[string]string{
 	"load.to": "the spike or ramp ends at this time",
 }
 
-// graphExamples are values the graph section accepts for its keys that are
-// not 1 (a number) or 1s (a time), by section and key.
+// graphExamples are values the graph section's keys take other than exampleOf's.
 var graphExamples = map[string]string{
 	"load.shape": "spike", "load.to": "30s", "server.kind": "queue", "server.service_dist": "exp",
 	"outage.mode": "stall", "client.backoff": "exponential", "client.keys": "same",
@@ -245,11 +232,8 @@ var graphExamples = map[string]string{
 	"server.pushback": "true", "client.honour_pushback": "true", "load.first_call": "true",
 }
 
-// queueKeyDocs are the keys of the queue section, one a setting of
-// decl.Settings[delivery.Config], each documented by retrysim.Settings under its name
-// (queue.backoff for the key queue.backoff.policy): the keys of the queue
-// itself in the table's order, each followed by its parts (latencyParts),
-// then each mapping of settings (queueMappings) with its keys.
+// queueKeyDocs are the keys of the queue section, each documented by its
+// setting: the queue's own, each with its parts, then each mapping's.
 func queueKeyDocs() []Key {
 	var keys []Key
 	mappings := map[string][]Key{}
@@ -271,8 +255,7 @@ func queueKeyDocs() []Key {
 	return keys
 }
 
-// latencyParts document the median and p99 of the queue's latency
-// settings, by key.
+// latencyParts document the median and p99 of the queue's latencies.
 var latencyParts = map[string][]Key{
 	"repeat_delay": {
 		{Path: "queue.repeat_delay.median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: ReadByDelivery, Example: "2s",
@@ -282,13 +265,11 @@ var latencyParts = map[string][]Key{
 	},
 }
 
-// queueMappings document the queue's mappings of settings, whose keys
-// (backoff.policy) decl.Settings[delivery.Config] declares.
+// queueMappings document the queue's mappings of settings.
 var queueMappings = []Key{
 	{Path: "queue.backoff", Type: "{policy, base, cap}", Default: "{policy: full-jitter, base: 100ms, cap: 2s}", Bounds: "a base or cap only where the policy reads it", ReadBy: ReadByDelivery, Example: "{policy: full-jitter}",
 		Doc: "the wait between attempts, for every step without its own"},
 }
 
-// fleetExamples are values the fleet section accepts for its keys other
-// than their kind's (1, 1s for a time, the default for a name).
+// fleetExamples are values the fleet section's keys take other than exampleOf's.
 var fleetExamples = map[string]string{"policy": "token-bucket", "policy-scope": "fleet", "to": "30s", "first-call": "true"}

@@ -1,16 +1,9 @@
 // Package scenario reads scenario files: YAML that describes a job (its
-// steps, the watched step, optionally the queue around it: deliveries, the
-// key store, crashes, the backoff), or the client policy and hedges of the
-// fleet model (its fleet section), or both. Decoding is strict: an unknown key, a key
-// given twice in any spelling (budget_ratio and budget-ratio), a YAML merge
-// key (<<), a value of the wrong type, a second document, two steps with
-// one name, or a value the flags' validators refuse (a probability outside
-// [0, 1], a duration outside 0 to limits.MaxDuration, max_deliveries past
-// limits.DeliveryDeliveries) is an error that names the file, the line and the
-// field.
-//
-// It only reads; the simulation is package sim's, the queue model package
-// delivery's.
+// steps, watched steps and queue), a fleet section or a graph section.
+// Decoding is strict: an unknown key, a key given twice in any spelling, a
+// value of the wrong type or one the flags' validators refuse is an error
+// naming the file, the line and the field. It only reads; the models run
+// elsewhere.
 package scenario
 
 import (
@@ -36,56 +29,33 @@ import (
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Error is a problem at a line of a scenario file, or with the whole file
-// when Line is 0. With a Field (a path such as queue.lease or
-// steps[2].p_fail) it wraps the *schema.FieldError for it, which errors.As
-// finds.
+// Error is a problem at a line of a scenario file (the whole file when Line
+// is 0); with a Field (steps[2].p_fail) it wraps that *schema.FieldError.
 type Error struct {
 	File  string
 	Line  int
 	Field string
 	Msg   string
-	// text is Msg with the settings it names kept as schema.Paths, when
-	// set.
-	text pathtext.Text
 }
 
-// Error is one line whatever the file held: a key or value quoted from the
-// file may span lines, so every newline is written as \n.
-func (e *Error) Error() string { return e.line(e.Msg) }
-
-// Words is Error with each setting its message names by path named by
-// name, as a command names it (a flag).
-func (e *Error) Words(name func(path string) string) string {
-	if e.text.String() != e.Msg {
-		return e.Error()
-	}
-	return e.line(e.text.Words(name))
-}
-
-// line is the error with the message msg.
-func (e *Error) line(msg string) string {
-	var s string
+// Error is one line: a newline quoted from the file is written as \n.
+func (e *Error) Error() string {
 	switch {
 	case e.Line == 0: // the file as a whole
-		s = fmt.Sprintf("%s: %s", e.File, msg)
+		return oneLine(fmt.Sprintf("%s: %s", e.File, e.Msg))
 	case e.Field == "":
-		s = fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
-	default:
-		s = fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, msg)
+		return oneLine(fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg))
 	}
-	return oneLine(s)
+	return oneLine(fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg))
 }
 
-// Unwrap is the *schema.FieldError naming e's field, or nil when e names
-// none.
+// Unwrap is the *schema.FieldError naming e's field, or nil.
 func (e *Error) Unwrap() error {
 	if e.Field == "" {
 		return nil
@@ -140,8 +110,19 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// whole is a YAML integer, written as one: yaml.v3 would truncate 2.5 into
-// an int. Every integer of a scenario file is one.
+// readDuration reads v as a duration, or says what is wrong.
+func readDuration(v *yaml.Node) (time.Duration, string) {
+	var d duration
+	if err := v.Decode(&d); err != nil {
+		if fe := (*fieldError)(nil); errors.As(err, &fe) {
+			return 0, fe.msg
+		}
+		return 0, fmt.Sprintf("%q is not a duration such as 250ms or 2s", v.Value)
+	}
+	return d.v, ""
+}
+
+// whole is a YAML integer, written as one: yaml.v3 would truncate 2.5 into an int.
 type whole struct {
 	v int
 }
@@ -171,26 +152,30 @@ func (l *latency) UnmarshalYAML(n *yaml.Node) error {
 		return &fieldError{n.Line, n.Column, "want a duration (20ms) or {median: 20ms, p99: 200ms}"}
 	}
 	var median, p99 duration
-	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
-		k, v := n.Content[i], n.Content[i+1]
-		var err error
-		switch k.Value {
-		case "median":
-			err = v.Decode(&median)
-		case "p99":
-			err = v.Decode(&p99)
-		default:
-			return &fieldError{k.Line, k.Column, fmt.Sprintf("unknown key %q (want median and p99)", k.Value)}
-		}
-		if err != nil {
-			return err
-		}
+	if err := decodeKeys(n, "median and p99", map[string]any{"median": &median, "p99": &p99}); err != nil {
+		return err
 	}
 	v := provider.Latency{Median: median.v, P99: p99.v}
 	if err := scenariocheck.Latency(v); err != nil { // as the flags check theirs
 		return &fieldError{n.Line, n.Column, err.Error()}
 	}
 	l.v = v
+	return nil
+}
+
+// decodeKeys decodes each value of mapping n into what into holds under its
+// key, refusing another key with the keys wanted.
+func decodeKeys(n *yaml.Node, want string, into map[string]any) error {
+	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
+		k, v := n.Content[i], n.Content[i+1]
+		p, ok := into[k.Value]
+		if !ok {
+			return &fieldError{k.Line, k.Column, fmt.Sprintf("unknown key %q (want %s)", k.Value, want)}
+		}
+		if err := v.Decode(p); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -206,20 +191,8 @@ func (w *watchFile) UnmarshalYAML(n *yaml.Node) error {
 	case yaml.ScalarNode:
 		return n.Decode(&w.step)
 	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
-			k, v := n.Content[i], n.Content[i+1]
-			var err error
-			switch k.Value {
-			case "step":
-				err = v.Decode(&w.step)
-			case "label":
-				err = v.Decode(&w.label)
-			default:
-				return &fieldError{k.Line, k.Column, fmt.Sprintf("unknown key %q (want step and label)", k.Value)}
-			}
-			if err != nil {
-				return err
-			}
+		if err := decodeKeys(n, "step and label", map[string]any{"step": &w.step, "label": &w.label}); err != nil {
+			return err
 		}
 		if w.step == "" {
 			return &fieldError{n.Line, n.Column, "a watched step needs its step: the name of a step"}
@@ -229,8 +202,7 @@ func (w *watchFile) UnmarshalYAML(n *yaml.Node) error {
 	return &fieldError{n.Line, n.Column, "want a step's name or {step: NAME, label: TEXT}"}
 }
 
-// watchList is the watched key: one watched step (the name alone, as
-// watched: send the welcome email) or a list of them.
+// watchList is the watched key: one watched step or a list of them.
 type watchList []watchFile
 
 func (l *watchList) UnmarshalYAML(n *yaml.Node) error {
@@ -255,13 +227,8 @@ func (l *watchList) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// stepFile is a step: its name, and each setting of
-// decl.StepSettings it gives (under the setting's ShardKey), with the
-// line of its key and its value as the setting's type reads it: a
-// probability, true or false, a latency, a whole number, a key mode's name
-// or a backoff. Decoding refuses an unknown key and a value of the wrong
-// type as the rest of the file's fields are refused; Parse checks and sets
-// the values.
+// stepFile is a step: its name, and each setting of decl.StepSettings it
+// gives, by ShardKey, read by the setting's type; Parse checks the values.
 type stepFile struct {
 	Name  string
 	given map[string]givenStep // by key
@@ -274,116 +241,40 @@ type givenStep struct {
 }
 
 func (s *stepFile) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.MappingNode {
-		return notA(n, "scenario.stepFile")
-	}
 	settings := decl.StepSettings()
-	var typeErrs []string
-	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
-		k, v := n.Content[i], n.Content[i+1]
-		var err error
+	return readMapping(n, "scenario.stepFile", func(k, v *yaml.Node) (bool, error) {
 		if k.Value == "name" {
-			err = v.Decode(&s.Name)
-		} else if j := slices.IndexFunc(settings, func(st decl.StepSetting) bool { return st.SetBy == "" && st.ShardKey == k.Value }); j >= 0 {
-			var x any
-			if x, err = decodeStep(settings[j].Get(provider.Step{}), v); err == nil {
-				if s.given == nil {
-					s.given = map[string]givenStep{}
-				}
-				s.given[k.Value] = givenStep{k.Line, x}
+			return true, v.Decode(&s.Name)
+		}
+		j := slices.IndexFunc(settings, func(st decl.StepSetting) bool { return st.SetBy == "" && st.ShardKey == k.Value })
+		if j < 0 {
+			return false, nil
+		}
+		x, err := decodeStep(settings[j].Get(provider.Step{}), v)
+		if err == nil {
+			if s.given == nil {
+				s.given = map[string]givenStep{}
 			}
-		} else { // as yaml's KnownFields says it, so that located finds the key
-			typeErrs = append(typeErrs, fmt.Sprintf("line %d: field %s not found in type scenario.stepFile", k.Line, k.Value))
+			s.given[k.Value] = givenStep{k.Line, x}
 		}
-		var te *yaml.TypeError
-		switch {
-		case errors.As(err, &te):
-			typeErrs = append(typeErrs, te.Errors...)
-		case err != nil:
-			return err
-		}
-	}
-	if len(typeErrs) > 0 { // as yaml reports a field of the wrong type: the rest is still read
-		return &yaml.TypeError{Errors: typeErrs}
-	}
-	return nil
+		return true, err
+	})
 }
 
-// decodeStep reads n as a value of a step setting whose zero is zero: a
-// probability (float64), true or false, a provider.Latency, a whole number
-// (int), a *backoffFile or a key mode's name (text); a setting of another
-// type is refused where it is given.
-func decodeStep(zero any, n *yaml.Node) (any, error) {
-	switch zero.(type) {
-	case float64:
-		var p probability
-		err := n.Decode(&p)
-		return p.v, err
-	case bool:
-		var b bool
-		err := n.Decode(&b)
-		return b, err
-	case provider.Latency:
-		var l latency
-		err := n.Decode(&l)
-		return l.v, err
-	case int:
-		var w whole
-		err := n.Decode(&w)
-		return w.v, err
-	case *backoff.Schedule:
-		var b backoffFile
-		err := n.Decode(&b)
-		return &b, err
-	case *schema.KeyMode:
-		var name string
-		err := n.Decode(&name)
-		return name, err
-	}
-	return nil, &fieldError{n.Line, n.Column, fmt.Sprintf("a scenario file cannot give a setting of type %T", zero)}
-}
-
-// notA is yaml's type error for n, which is not a mapping, decoded into the
-// type called typ: the value quoted as yaml quotes it.
-func notA(n *yaml.Node, typ string) error {
-	value := ""
-	if n.Kind == yaml.ScalarNode {
-		if value = n.Value; len(value) > 10 {
-			value = value[:7] + "..."
-		}
-		value = " `" + value + "`"
-	}
-	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: cannot unmarshal %s%s into %s", n.Line, n.ShortTag(), value, typ)}}
-}
-
-// backoffFile's base and cap are pointers so that a key left out keeps the
-// run's default (100ms and 2s), as a flag left out does; its tags name the
-// keys UnmarshalYAML reads.
-type backoffFile struct {
-	Policy string    `yaml:"policy"`
-	Base   *duration `yaml:"base"`
-	Cap    *duration `yaml:"cap"`
-}
-
-func (b *backoffFile) UnmarshalYAML(n *yaml.Node) error {
+// readMapping reads mapping n, of the type called typ, by read, which
+// reports whether it knows key k; an unknown key and a value of the wrong
+// type are collected as yaml reports them (so that located finds the key),
+// the rest still read.
+func readMapping(n *yaml.Node, typ string, read func(k, v *yaml.Node) (bool, error)) error {
 	if n.Kind != yaml.MappingNode {
-		return notA(n, "scenario.backoffFile")
+		return notA(n, typ)
 	}
 	var typeErrs []string
 	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
 		k, v := n.Content[i], n.Content[i+1]
-		var err error
-		switch k.Value {
-		case "policy":
-			err = v.Decode(&b.Policy)
-		case "base":
-			b.Base = new(duration)
-			err = v.Decode(b.Base)
-		case "cap":
-			b.Cap = new(duration)
-			err = v.Decode(b.Cap)
-		default: // as yaml's KnownFields says it, so that located finds the key
-			typeErrs = append(typeErrs, fmt.Sprintf("line %d: field %s not found in type scenario.backoffFile", k.Line, k.Value))
+		known, err := read(k, v)
+		if !known {
+			typeErrs = append(typeErrs, fmt.Sprintf("line %d: field %s not found in type %s", k.Line, k.Value, typ))
 		}
 		var te *yaml.TypeError
 		switch {
@@ -399,32 +290,74 @@ func (b *backoffFile) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// checkRead refuses a base or a cap that a backoff of kind k never reads,
-// by the rule -backoff-base and -backoff-cap are refused by
-// (backoffkind.Unread); m is the backoff's node, path its field.
-func (b *backoffFile) checkRead(name string, m *yaml.Node, path string, k backoff.Kind) error {
-	baseWhy, capWhy := backoffkind.Unread(k.String())
-	if b.Base != nil && baseWhy != "" {
-		return &Error{File: name, Line: lineOf(m, "base"), Field: path + ".base", Msg: baseWhy}
+// decodeStep reads n as a value of a step setting whose zero is zero; a
+// setting of a type no file gives is refused where it is given.
+func decodeStep(zero any, n *yaml.Node) (any, error) {
+	switch zero.(type) {
+	case float64:
+		return decodeKind(enum.Probability, n)
+	case provider.Latency:
+		return decodeKind(enum.Latency, n)
+	case int:
+		return decodeKind(enum.Whole, n)
+	case *schema.KeyMode:
+		return decodeKind(enum.OneOf, n)
+	case bool:
+		var b bool
+		err := n.Decode(&b)
+		return b, err
+	case *backoff.Schedule:
+		var b backoffFile
+		err := n.Decode(&b)
+		return &b, err
 	}
-	if b.Cap != nil && capWhy != "" {
-		return &Error{File: name, Line: lineOf(m, "cap"), Field: path + ".cap", Msg: capWhy}
-	}
-	return nil
+	return nil, &fieldError{n.Line, n.Column, fmt.Sprintf("a scenario file cannot give a setting of type %T", zero)}
 }
 
-// queueFile is the queue section: each key of decl.Settings[delivery.Config] the file
-// gives, in file order, with its line and its value, read by the setting's
-// kind (a duration, a probability, a whole number, a latency, a name).
-// Decoding refuses an unknown key and a value of the wrong kind as the
-// rest of the file's fields are refused; config sets them.
+// notA is yaml's type error for n, not a mapping, decoded into the type typ.
+func notA(n *yaml.Node, typ string) error {
+	value := ""
+	if n.Kind == yaml.ScalarNode {
+		if value = n.Value; len(value) > 10 {
+			value = value[:7] + "..."
+		}
+		value = " `" + value + "`"
+	}
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: cannot unmarshal %s%s into %s", n.Line, n.ShortTag(), value, typ)}}
+}
+
+// backoffFile's base and cap are nil when left out, keeping the run's
+// default as a flag left out does; its tags name the keys it reads.
+type backoffFile struct {
+	Policy string    `yaml:"policy"`
+	Base   *duration `yaml:"base"`
+	Cap    *duration `yaml:"cap"`
+}
+
+func (b *backoffFile) UnmarshalYAML(n *yaml.Node) error {
+	return readMapping(n, "scenario.backoffFile", func(k, v *yaml.Node) (bool, error) {
+		switch k.Value {
+		case "policy":
+			return true, v.Decode(&b.Policy)
+		case "base":
+			b.Base = new(duration)
+			return true, v.Decode(b.Base)
+		case "cap":
+			b.Cap = new(duration)
+			return true, v.Decode(b.Cap)
+		}
+		return false, nil
+	})
+}
+
+// queueFile is the queue section: each key of decl.Settings[delivery.Config]
+// the file gives, in file order.
 type queueFile struct {
 	given []givenValue
 }
 
-// givenValue is a setting the queue section gives: the setting, the line
-// of its key, and its value as its kind reads it (an enumeration's name
-// as text).
+// givenValue is a setting the queue section gives, the line of its key, and
+// its value as its kind reads it (an enumeration's name as text).
 type givenValue struct {
 	setting decl.Setting[delivery.Config]
 	line    int
@@ -442,9 +375,8 @@ func (q *queueFile) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// read reads mapping n, whose keys are under prefix in the queue section
-// (backoff.), adding a wrong type's error to typeErrs; what says what n
-// should be.
+// read reads mapping n, whose keys are under prefix (backoff.), adding a
+// wrong type's error to typeErrs; what says what n should be.
 func (q *queueFile) read(n *yaml.Node, prefix, what string, typeErrs *[]string) error {
 	if n.Kind != yaml.MappingNode {
 		value := "a " + map[yaml.Kind]string{yaml.SequenceNode: "list", yaml.AliasNode: "alias"}[n.Kind]
@@ -502,8 +434,7 @@ func andList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
-// decodeKind reads n as a value of kind k: a float64, a time.Duration, an
-// int, a provider.Latency, or an enumeration's name.
+// decodeKind reads n as a value of kind k, an enumeration as its name.
 func decodeKind(k enum.Kind, n *yaml.Node) (any, error) {
 	switch k {
 	case enum.Probability:
@@ -535,47 +466,38 @@ type file struct {
 	WatchedLabel string     `yaml:"watched_label"`
 	Steps        []stepFile `yaml:"steps"`
 	Queue        *queueFile `yaml:"queue"`
-	Fleet        yaml.Node  `yaml:"fleet"` // read by fleetSection
-	Graph        yaml.Node  `yaml:"graph"` // read by graphSection
+	Fleet        yaml.Node  `yaml:"fleet"`
+	Graph        yaml.Node  `yaml:"graph"`
 }
 
-// Loaded is what a scenario file describes: a job, a fleet, or both.
+// Loaded is what a scenario file describes: a job, a fleet, a graph.
 type Loaded struct {
 	// Scenario is the job; it has no steps when the file describes none.
 	Scenario provider.Scenario
 	// Queue is the delivery model, nil when the file has no queue section
 	// and no step takes time: then the Part 5 model runs.
 	Queue *delivery.Config
-	// Fleet is the fleet section, read by retrysim fleet only; nil when the
-	// file has none.
-	Fleet *Fleet
-	// Graph is the graph section, read by retrysim graph only; nil when the
-	// file has none.
-	Graph *Graph
+	Fleet *Fleet // nil when the file has no fleet section
+	Graph *Graph // nil when the file has no graph section
 
-	file      string // labels the errors of CheckJob, CheckFleet and CheckRead
-	queueKeys []givenKey
-	// stepPolicyLines are the lines of each step's attempts and backoff
-	// keys, 0 where the step has none.
-	stepPolicyLines [][2]int
-	jobKey          string // the file's first key that describes a job, if any
-	jobLine         int    // and its line
-	fleetLine       int    // the line of the fleet key, if any
-	graphLine       int    // the line of the graph key, if any
+	file            string
+	queueKeys       []givenKey
+	stepPolicyLines [][2]int // each step's attempts and backoff keys' lines, 0 for none
+	jobKey          string   // the file's first key that describes a job, if any
+	jobLine         int
+	fleetLine       int
+	graphLine       int
 }
 
-// givenKey is a key of the queue section: its field in the file
-// (queue.backoff.policy), the setting it gives as -set and Settings name it
-// (queue.backoff), and its line.
+// givenKey is a key of the queue section: its field (queue.backoff.policy),
+// the setting it gives (queue.backoff), and its line.
 type givenKey struct {
 	field, setting string
 	line           int
 }
 
-// CheckRead refuses the first key of the queue section (in file order)
-// whose setting the run never reads, as the command refuses a flag it would
-// not read: unread says why for a setting (queue.lease, queue.backoff.base),
-// or "" when the run reads it or a flag gives it instead.
+// CheckRead refuses the first key of the queue section whose setting unread
+// gives a reason for (queue.lease), as the command refuses a flag.
 func (l Loaded) CheckRead(unread func(setting string) string) error {
 	for _, k := range l.queueKeys {
 		if why := unread(k.setting); why != "" {
@@ -585,9 +507,8 @@ func (l Loaded) CheckRead(unread func(setting string) string) error {
 	return nil
 }
 
-// CheckStepsRead refuses the first step's own attempts or backoff that the
-// run never reads: unread says why for step i's attempts and its backoff,
-// "" for what the run reads.
+// CheckStepsRead refuses the first step's own attempts or backoff that
+// unread gives a reason for.
 func (l Loaded) CheckStepsRead(unread func(i int) (attempts, backoff string)) error {
 	for i, lines := range l.stepPolicyLines {
 		whys := [2]string{}
@@ -610,13 +531,11 @@ func (q *queueFile) queueKeys() []givenKey {
 	return keys
 }
 
-// jobKeys describe a job: a file with any of them describes one, and needs
-// its steps and watched steps.
+// jobKeys describe a job: a file with any of them needs steps and watched.
 var jobKeys = []string{"name", "noun", "steps", "watched", "watched_label", "queue"}
 
-// CheckJob refuses, for a command that runs a job (table, sweep, shards), a
-// file that describes none, and a fleet section, which only retrysim fleet
-// reads: every setting given is read or refused, as every flag is.
+// CheckJob refuses, for a command that runs a job, a file that describes
+// none or has a fleet or graph section.
 func (l Loaded) CheckJob() error {
 	if l.jobKey == "" && l.Graph != nil {
 		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "the file describes a call graph, which retrysim graph runs; this command runs a job (steps and watched)"}
@@ -633,20 +552,16 @@ func (l Loaded) CheckJob() error {
 	return nil
 }
 
-// LoadJob is Load for a command that runs a job (table, sweep, shards): the
-// file, refused by CheckJob as well as by Load.
+// LoadJob is Load, then CheckJob.
 func LoadJob(path string) (Loaded, error) { return loadFor(path, Loaded.CheckJob) }
 
-// LoadFleet is Load for retrysim fleet: the file, refused by CheckFleet as
-// well as by Load.
+// LoadFleet is Load, then CheckFleet.
 func LoadFleet(path string) (Loaded, error) { return loadFor(path, Loaded.CheckFleet) }
 
-// LoadGraph is Load for retrysim graph: the file, refused by CheckGraph as
-// well as by Load.
+// LoadGraph is Load, then CheckGraph.
 func LoadGraph(path string) (Loaded, error) { return loadFor(path, Loaded.CheckGraph) }
 
-// loadFor is Load, then check, a command's refusal of what it does not
-// read.
+// loadFor is Load, then check.
 func loadFor(path string, check func(Loaded) error) (Loaded, error) {
 	l, err := Load(path)
 	if err == nil {
@@ -655,8 +570,8 @@ func loadFor(path string, check func(Loaded) error) (Loaded, error) {
 	return l, err
 }
 
-// CheckFleet refuses, for retrysim fleet, a file with no fleet section, and
-// one that describes a job too, which the fleet command does not read.
+// CheckFleet refuses, for retrysim fleet, a file with no fleet section or
+// with a job or graph.
 func (l Loaded) CheckFleet() error {
 	if l.Fleet == nil && l.Graph != nil {
 		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "the file describes a call graph, which retrysim graph runs; retrysim fleet reads a fleet section"}
@@ -673,9 +588,8 @@ func (l Loaded) CheckFleet() error {
 	return nil
 }
 
-// CheckGraph refuses, for retrysim graph, a file with no graph section, and
-// one that describes a job or has a fleet section too, which the graph
-// command does not read (a graph's clients are in its calls).
+// CheckGraph refuses, for retrysim graph, a file with no graph section or
+// with a job or fleet section.
 func (l Loaded) CheckGraph() error {
 	if l.Graph == nil {
 		return &Error{File: l.file, Line: 1, Field: "graph", Msg: "missing; retrysim graph reads the services and their calls from the graph section"}
@@ -689,14 +603,12 @@ func (l Loaded) CheckGraph() error {
 	return nil
 }
 
-// MaxFileSize bounds a scenario file: 64 steps with every setting take a few
-// kilobytes, so a megabyte is room for comments, and the bound keeps a
-// mistaken path (a log, /dev/zero) from being read into memory.
+// MaxFileSize bounds a scenario file, so that a mistaken path (a log,
+// /dev/zero) is not read into memory.
 const MaxFileSize = 1 << 20 // the command's help and the README say 1 MiB
 
-// Load reads and checks the scenario file at path. Only a regular file of at
-// most MaxFileSize bytes is read: a FIFO or a device is refused before it is
-// opened, since opening a FIFO blocks until a writer comes.
+// Load reads and checks the scenario file at path, a regular file of at
+// most MaxFileSize bytes: a FIFO is refused before opening blocks on it.
 func Load(path string) (Loaded, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -741,8 +653,7 @@ var kinds = []struct {
 	name string
 }{{fs.ModeDir, "a directory"}, {fs.ModeNamedPipe, "a FIFO"}, {fs.ModeSocket, "a socket"}, {fs.ModeDevice, "a device"}}
 
-// checkFile refuses what Load does not read: anything but a regular file, and
-// a file larger than MaxFileSize.
+// checkFile refuses anything but a regular file of at most MaxFileSize.
 func checkFile(path string, st os.FileInfo) error {
 	if !st.Mode().IsRegular() {
 		kind := "not a regular file"
@@ -760,18 +671,14 @@ func checkFile(path string, st os.FileInfo) error {
 	return nil
 }
 
-// stepBackoffDepth is how deep a scenario file's deepest setting,
-// steps[i].backoff.policy, nests: in the top mapping, the steps list, a
-// step's mapping and its backoff's.
+// stepBackoffDepth is how deep the deepest setting, steps[i].backoff.policy, nests.
 const stepBackoffDepth = 4
 
-// maxDepth is how deep Parse lets a file's mappings and lists nest, well
-// past any setting, so that a file nested thousands deep gets a short error
-// instead of one naming thousands of keys.
+// maxDepth is how deep Parse lets mappings and lists nest, so that a file
+// nested thousands deep gets a short error.
 const maxDepth = 16
 
-// tooDeep is the first node under n (itself at depth) that nests more than
-// maxDepth mappings and lists deep, or nil.
+// tooDeep is the first node under n (at depth) nested past maxDepth, or nil.
 func tooDeep(n *yaml.Node, depth int) *yaml.Node {
 	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
 		if depth++; depth > maxDepth {
@@ -866,24 +773,15 @@ func Parse(name string, data []byte) (Loaded, error) {
 			return Loaded{}, &Error{File: name, Line: lineOf(top, t.key), Field: t.key, Msg: err.Error()}
 		}
 	}
-	sc := provider.Scenario{Name: f.Name, Noun: f.Noun}
-	if sc.Name == "" {
-		sc.Name = "custom"
-	}
-	if sc.Noun == "" {
-		sc.Noun = "jobs"
-	}
+	sc := provider.Scenario{Name: or(f.Name, "custom"), Noun: or(f.Noun, "jobs")}
 	timed := false
 	named := map[string]int{}
 	stepNodes := valueOf(top, "steps").Content
 	for i, s := range f.Steps {
-		st := provider.Step{Name: s.Name}
-		if err := stats.CheckName(st.Name); err != nil {
+		if err := stats.CheckName(s.Name); err != nil {
 			return Loaded{}, &Error{File: name, Line: lineOf(stepNodes[i], "name"), Field: fmt.Sprintf("steps[%d].name", i), Msg: err.Error()}
 		}
-		if st.Name == "" {
-			st.Name = fmt.Sprintf("step %d", i+1)
-		}
+		st := provider.Step{Name: or(s.Name, fmt.Sprintf("step %d", i+1))}
 		if j, ok := named[st.Name]; ok { // watched and the by-step table name steps
 			return Loaded{}, &Error{File: name, Line: lineOf(stepNodes[i], "name"), Field: fmt.Sprintf("steps[%d].name", i),
 				Msg: fmt.Sprintf("%q is also the name of steps[%d]", st.Name, j)}
@@ -893,11 +791,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 		if err != nil {
 			return Loaded{}, err
 		}
-		var lines [2]int
-		for j, key := range []string{"attempts", "backoff"} {
-			lines[j] = s.given[key].line
-		}
-		out.stepPolicyLines = append(out.stepPolicyLines, lines)
+		out.stepPolicyLines = append(out.stepPolicyLines, [2]int{s.given["attempts"].line, s.given["backoff"].line})
 		timed = timed || given
 		sc.Steps = append(sc.Steps, st)
 	}
@@ -919,9 +813,8 @@ func Parse(name string, data []byte) (Loaded, error) {
 	return out, nil
 }
 
-// watches resolves the watched steps by name (named maps a name to its step).
-// A file that watches nothing is refused, as scenariocheck.Scenario
-// refuses a scenario that does: no step is watched by default.
+// watches resolves the watched steps by name (named maps a name to its
+// step); no step is watched by default, so watched is required.
 func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]provider.Watch, error) {
 	if len(f.Watched) == 0 {
 		return nil, &Error{File: name, Line: top.Line, Field: "watched", Msg: "missing; name the step (or list the steps) whose repeated side effect is counted"}
@@ -961,13 +854,9 @@ func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]pro
 	return ws, nil
 }
 
-// set sets in st each setting the step gives, in decl.StepSettings'
-// order, and turns on each flag that a key it gives sets (SetBy); n is the
-// step's node, i its index. A whole number is checked against the
-// setting's bounds, a key mode and a backoff as the flags check theirs; a
-// backoff key left out takes the default, as the queue's does. timed
-// reports a setting only the delivery model reads given at other than its
-// zero (a latency above 0, a backoff): the delivery model runs it.
+// set sets in st each setting the step gives (n its node, i its index),
+// checked as the flags check theirs; timed reports a setting only the
+// delivery model reads given at other than its zero.
 func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (timed bool, err error) {
 	field := func(key string) string { return fmt.Sprintf("steps[%d].%s", i, key) }
 	for _, set := range decl.StepSettings() {
@@ -1012,8 +901,7 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 	return timed, nil
 }
 
-// policy is the backoff b gives, whose node is m and field path; a key
-// left out takes the default, as the queue's does.
+// policy is the backoff b gives (node m, field path), a key left out the default's.
 func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.Schedule, error) {
 	pol := delivery.Defaults().Backoff
 	if b.Base != nil {
@@ -1028,8 +916,12 @@ func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.S
 			return nil, &Error{File: name, Line: lineOf(m, "policy"), Field: path + ".policy", Msg: err.Error()}
 		}
 	}
-	if err := b.checkRead(name, m, path, pol.Kind); err != nil {
-		return nil, err
+	baseWhy, capWhy := backoffkind.Unread(pol.Kind.String())
+	if b.Base != nil && baseWhy != "" {
+		return nil, &Error{File: name, Line: lineOf(m, "base"), Field: path + ".base", Msg: baseWhy}
+	}
+	if b.Cap != nil && capWhy != "" {
+		return nil, &Error{File: name, Line: lineOf(m, "cap"), Field: path + ".cap", Msg: capWhy}
 	}
 	var fe *schema.FieldError
 	if err := limits.Backoff(pol); errors.As(err, &fe) {
@@ -1038,9 +930,8 @@ func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.S
 	return &pol, nil
 }
 
-// config turns the queue section (nil: the defaults) into a delivery.Config,
-// checked by the validator the flags go through. A setting given by an
-// empty name (store: ”) keeps its default.
+// config is the queue section (nil: the defaults) as a checked
+// delivery.Config; an empty name (store: ”) keeps its default.
 func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error) {
 	c := delivery.Defaults()
 	if q == nil {
@@ -1059,8 +950,6 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 			g.setting.Set(&c, g.v)
 		}
 	}
-	// A base or a cap that the backoff never reads is refused by the rule
-	// -backoff-base and -backoff-cap are refused by (backoffkind.Unread).
 	baseWhy, capWhy := backoffkind.Unread(c.Backoff.Kind.String())
 	for _, u := range []struct{ key, why string }{{"backoff.base", baseWhy}, {"backoff.cap", capWhy}} {
 		i := slices.IndexFunc(q.given, func(g givenValue) bool { return g.setting.Key == u.key })
@@ -1082,14 +971,9 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 	return c, nil
 }
 
-// checkKeys refuses, in any mapping under n, which path names: a key given
-// twice in any spelling (budget_ratio and budget-ratio, as the fleet
-// section reads them, are one key), with the line of the second; a YAML
-// merge key (<<), which gives the keys it merges a second time; and a key
-// with no value (null, ~ or nothing after the colon), which the fields'
-// readers would take as their zero: only an empty queue section means
-// something (the queue's defaults), and an empty fleet section has its own
-// error.
+// checkKeys refuses, in any mapping under n (at path), a key given twice in
+// any spelling (budget_ratio, budget-ratio), a YAML merge key, and a key
+// with no value but the sections.
 func checkKeys(name string, n *yaml.Node, path string) error {
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -1170,7 +1054,7 @@ var (
 func located(name string, root *yaml.Node, err error) error {
 	var fe *fieldError
 	if errors.As(err, &fe) {
-		return &Error{File: name, Line: fe.line, Field: fieldAt(root, fe.line, fe.col, "", ""), Msg: fe.msg}
+		return &Error{File: name, Line: fe.line, Field: fieldAt(root, fe.line, fe.col, "", "", false), Msg: fe.msg}
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	var te *yaml.TypeError
@@ -1184,22 +1068,21 @@ func located(name string, root *yaml.Node, err error) error {
 	var line int
 	fmt.Sscan(m[1], &line)
 	text := m[2]
-	if u := unknownRE.FindStringSubmatch(text); u != nil {
-		// Find the key itself: in flow style ({name: a, p_fial: 0.1}) the
-		// line holds other fields first.
-		return &Error{File: name, Line: line, Field: keyAt(root, line, u[1], ""), Msg: "unknown key"}
+	if u := unknownRE.FindStringSubmatch(text); u != nil { // the key, not the line's first field
+		return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, u[1], "", true), Msg: "unknown key"}
 	}
 	// A type error quotes the value: find it, not the first value on the line.
 	hint := ""
 	if t := typeRE.FindStringSubmatch(text); t != nil {
 		hint = t[1]
 	}
-	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, ""), Msg: plain(text)}
+	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, "", false), Msg: plain(text)}
 }
 
-// fieldAt is the path (steps[2].p_fail) of the value at line and column in
-// n (column 0: any on the line; value, if not empty, must match), or of a key there.
-func fieldAt(n *yaml.Node, line, col int, value, path string) string {
+// fieldAt is the path of the value at line and column in n (column 0: any;
+// value, if not empty, must match), or of a key there; with key, of a key
+// called value only.
+func fieldAt(n *yaml.Node, line, col int, value, path string, key bool) string {
 	if n == nil {
 		return ""
 	}
@@ -1209,7 +1092,7 @@ func fieldAt(n *yaml.Node, line, col int, value, path string) string {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			if p := fieldAt(c, line, col, value, path); p != "" {
+			if p := fieldAt(c, line, col, value, path, key); p != "" {
 				return p
 			}
 		}
@@ -1220,10 +1103,10 @@ func fieldAt(n *yaml.Node, line, col int, value, path string) string {
 			if path != "" {
 				p = path + "." + k.Value
 			}
-			if (v.Kind == yaml.ScalarNode || col != 0) && at(v) { // a mapping's own error has its column
+			if key && at(k) || !key && (v.Kind == yaml.ScalarNode || col != 0) && at(v) { // a mapping's own error has its column
 				return p
 			}
-			if sub := fieldAt(v, line, col, value, p); sub != "" {
+			if sub := fieldAt(v, line, col, value, p, key); sub != "" {
 				return sub
 			}
 			if at(k) {
@@ -1236,43 +1119,7 @@ func fieldAt(n *yaml.Node, line, col int, value, path string) string {
 			if col != 0 && c.Kind != yaml.ScalarNode && at(c) { // an item's own error
 				return p
 			}
-			if sub := fieldAt(c, line, col, value, p); sub != "" {
-				return sub
-			}
-		}
-	}
-	return ""
-}
-
-// keyAt is the path of the key called key at line in n.
-func keyAt(n *yaml.Node, line int, key, path string) string {
-	if n == nil {
-		return ""
-	}
-	switch n.Kind {
-	case yaml.DocumentNode:
-		for _, c := range n.Content {
-			if p := keyAt(c, line, key, path); p != "" {
-				return p
-			}
-		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			p := k.Value
-			if path != "" {
-				p = path + "." + k.Value
-			}
-			if k.Line == line && k.Value == key {
-				return p
-			}
-			if sub := keyAt(n.Content[i+1], line, key, p); sub != "" {
-				return sub
-			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			if sub := keyAt(c, line, key, fmt.Sprintf("%s[%d]", path, i)); sub != "" {
+			if sub := fieldAt(c, line, col, value, p, key); sub != "" {
 				return sub
 			}
 		}
@@ -1291,8 +1138,7 @@ var (
 	}
 )
 
-// oneLine keeps an error on one line of at most maxErrorBytes (and "..."):
-// a value yaml quotes may hold newlines.
+// oneLine keeps an error on one line of at most maxErrorBytes (and "...").
 func oneLine(msg string) string {
 	msg = strings.ReplaceAll(msg, "\n", `\n`)
 	if len(msg) <= maxErrorBytes {
@@ -1305,8 +1151,7 @@ func oneLine(msg string) string {
 	return msg[:n] + "..."
 }
 
-// maxErrorBytes bounds an error's line: a key or value it quotes may be as
-// long as the file.
+// maxErrorBytes bounds an error's line, which may quote a key or value.
 const maxErrorBytes = 400
 
 // plain rewrites yaml's type errors in words.

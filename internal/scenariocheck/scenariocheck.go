@@ -1,7 +1,5 @@
 // Package scenariocheck refuses what a job's scenario cannot be, with a
-// *schema.FieldError naming the field at fault: retrysim's Experiment.Check,
-// the engines and a shard's model ask it of a scenario, and the delivery
-// model's settings of a latency.
+// *schema.FieldError naming the field at fault.
 package scenariocheck
 
 import (
@@ -18,8 +16,7 @@ import (
 )
 
 // Scenario reports the first thing wrong with s as a *schema.FieldError
-// naming its field path (steps[2].p_fail, watched[0]). Its names and labels
-// are held to stats.CheckName.
+// naming its field path (steps[2].p_fail).
 func Scenario(s provider.Scenario) error {
 	for _, f := range []struct{ name, v string }{{"name", s.Name}, {"noun", s.Noun}} {
 		if err := stats.CheckName(f.v); err != nil {
@@ -74,9 +71,8 @@ func Scenario(s provider.Scenario) error {
 	return nil
 }
 
-// Latency refuses what a latency cannot be: a negative duration or one past
-// MaxDuration, a p99 below the median, or a p99 with no median (a lognormal
-// needs both; without this it would run as a fixed 0).
+// Latency refuses a duration out of bounds, and a p99 below the median or
+// with no median.
 func Latency(l provider.Latency) error {
 	if err := limits.Duration(l.Median); err != nil {
 		return err
