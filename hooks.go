@@ -8,8 +8,7 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// init sets jobapi's hooks: what the command and the internal packages
-// reach of this package and a program using it does not.
+// init sets jobapi's hooks.
 func init() {
 	jobapi.Set(jobapi.Hooks{
 		Results: func(rep any, ci, expect bool) stats.Report {
