@@ -51,15 +51,8 @@ func ParseEngine(name string) (Engine, error) {
 	return Auto, fmt.Errorf("unknown engine %q (want auto, plain or skip)", name)
 }
 
-// ShardConfig checks a shard (stats.Shard.Check) and rebuilds the run it is
-// a slice of: its model (FromModel), or the built-in sign-up at its rates,
-// with its generator, engine, seed and strategies. The shard must be what running that configuration
-// writes: parameters valid as the flags take them (limits.Probability,
-// CheckJobs, CheckAttempts, rng.Lookup, ParseEngine, strategy.Parse,
-// Shard.Check), the engine as the run resolves it, each row labelled as its
-// strategy, and each row's jobs those of the slice (Config.ShardJobs). A
-// strategy that sets its own limits (stats.Row.OwnStrategy) it cannot
-// rebuild: only the program that ran it can merge its shards.
+// ShardConfig checks a shard and rebuilds the run it is a slice of, refusing what running that
+// configuration would not write; it cannot rebuild a strategy that sets its own limits.
 func ShardConfig(sh stats.Shard) (Config, error) {
 	if err := sh.Check(); err != nil {
 		return Config{}, err
@@ -138,8 +131,7 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 	return cfg, nil
 }
 
-// ModelOf is the model a shard carries for a run of sc and, when not nil,
-// the delivery model q: what FromModel rebuilds them from.
+// ModelOf is the model a shard carries for a run of sc and, when not nil, q.
 func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
 	m := &stats.Model{Name: sc.Name, Noun: sc.Noun}
 	for _, st := range sc.Steps {
@@ -154,10 +146,8 @@ func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
 	return m
 }
 
-// FromModel rebuilds the scenario and the delivery model (nil without a
-// queue) of m, refusing, as a *schema.FieldError naming the field, what the validators of the
-// flags and scenario files refuse (scenariocheck.Scenario,
-// delivery.Config.Check).
+// FromModel rebuilds the scenario and delivery model (nil without a queue) of m, refusing what the
+// flags and scenario files refuse, as a *schema.FieldError.
 func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
 	sc := provider.Scenario{Name: m.Name, Noun: m.Noun}
 	for i, st := range m.Steps {
