@@ -36,8 +36,6 @@ type Metric struct {
 	Estimate func(c *Counters, noRepeats bool) schema.Estimate
 	// Expected picks the metric's expectation, per job.
 	Expected func(e Expected) float64
-	// SE is the standard error of the estimate when expected is the truth.
-	SE func(c *Counters, expected float64) float64
 	// Variance is the per-job variance the expectation implies.
 	Variance func(e Expected) float64
 }
@@ -58,13 +56,6 @@ func repeats(c *Counters, noRepeats bool) schema.Estimate {
 	return meanOfCounts(c.RepeatedSteps, c.RepeatedSq, c.Jobs)
 }
 
-func binomialSE(c *Counters, p float64) float64 { return math.Sqrt(p * (1 - p) / float64(c.Jobs)) }
-
-func meanSE(sum int64, sumSq Wide, n int64) float64 {
-	e := MeanOf(sum, sumSq, n)
-	return (e.Hi - e.Value) / z
-}
-
 // metrics are the rates of a row, in output order.
 var metrics = []Metric{
 	{
@@ -76,7 +67,6 @@ var metrics = []Metric{
 			return e
 		},
 		Expected: func(e Expected) float64 { return e.SucceededRate },
-		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.FailedRate * e.SucceededRate },
 	},
 	{
@@ -84,7 +74,6 @@ var metrics = []Metric{
 		Label:    "Share of jobs that failed",
 		Estimate: func(c *Counters, _ bool) schema.Estimate { return share(c.Failed, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.FailedRate },
-		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.FailedRate * e.SucceededRate },
 	},
 	{
@@ -92,7 +81,6 @@ var metrics = []Metric{
 		Label:    "Calls per job",
 		Estimate: func(c *Counters, _ bool) schema.Estimate { return MeanOf(c.Calls, c.CallsSq, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.CallsPerJob },
-		SE:       func(c *Counters, _ float64) float64 { return meanSE(c.Calls, c.CallsSq, c.Jobs) },
 		Variance: func(e Expected) float64 { return e.CallsVar },
 	},
 	{
@@ -100,7 +88,6 @@ var metrics = []Metric{
 		Label:    "Side effects repeated per job",
 		Estimate: repeats,
 		Expected: func(e Expected) float64 { return e.RepeatedPerJob },
-		SE:       func(c *Counters, _ float64) float64 { return meanSE(c.RepeatedSteps, c.RepeatedSq, c.Jobs) },
 		Variance: func(e Expected) float64 { return e.RepeatedVar },
 	},
 	{
@@ -108,7 +95,6 @@ var metrics = []Metric{
 		Label:    "Share of jobs whose watched step ran twice or more",
 		Estimate: func(c *Counters, _ bool) schema.Estimate { return share(c.DuplicateUsers, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.DuplicateRate },
-		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.DuplicateRate * (1 - e.DuplicateRate) },
 	},
 }
