@@ -14,11 +14,10 @@ import (
 // Comparison says whether row B differs from row A on one metric, and how sure that is, from their
 // counters alone, as benchmath's Comparison does for benchmarks.
 //
-// A share of jobs is compared with Newcombe's hybrid score interval and the pooled two-proportion z
-// test; a mean per job with the normal interval and z test of a difference of two means (Welch's
-// variances). Both treat the rows as independent: two rows of one experiment share their random
-// draws, so the interval is then wider and the p-value larger than they need be, never narrower or
-// smaller.
+// A share of jobs is compared with Newcombe's hybrid score interval and the pooled two-proportion z test; a
+// mean per job with the normal interval and z test of a difference of two means (Welch's variances). Both
+// treat the rows as independent: two rows of one experiment share their random draws, so the interval is
+// then wider and the p-value larger than they need be, never narrower or smaller.
 type Comparison struct {
 	// Metric is the metric compared, one of Row.Rate's names.
 	Metric string
@@ -128,8 +127,7 @@ func proportions(metric string, x1, n1, x2, n2 int64) Comparison {
 	return c
 }
 
-// means compares the mean of n2 per-job counts (sum2, sq2 their sum and sum of squares) with that
-// of n1.
+// means compares the mean of n2 per-job counts (sum2, sq2 their sum and sum of squares) with that of n1.
 func means(metric string, sum1 int64, sq1 stats.Wide, n1 int64, sum2 int64, sq2 stats.Wide, n2 int64) Comparison {
 	z := zQuantile()
 	e1, e2 := stats.MeanOf(sum1, sq1, n1), stats.MeanOf(sum2, sq2, n2)

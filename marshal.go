@@ -73,8 +73,7 @@ func readStepTypes(steps []stats.StepParams) error {
 }
 
 // MarshalJSON writes the report as the command's json format prints it, without expectations: the
-// parameters as used, then a row a strategy with its counters and every metric with its 95%
-// interval.
+// parameters as used, then a row a strategy with its counters and every metric with its 95% interval.
 func (r Report) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	if err := reportjson.WriteReport(&b, r.results(false, false)); err != nil {

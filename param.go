@@ -34,8 +34,7 @@ type sweepParam struct {
 // maxSetAxes bounds the parameters a sweep varies by name.
 const maxSetAxes = sweep.MaxSets
 
-// field is a field of a step or of the queue that a setting names, one table for Override and for
-// sweeps.
+// field is a field of a step or of the queue that a setting names, one table for Override and for sweeps.
 type field struct {
 	// put sets v, of the field's own type, reporting false for another type.
 	put func(st *provider.Step, q *delivery.Config, v any) bool
@@ -73,8 +72,7 @@ func lookupTable(name string) (field, bool) {
 	return field{}, false
 }
 
-// fieldNames are the sorted names of a step's fields, or the queue's, only the numeric ones if
-// numeric.
+// fieldNames are the sorted names of a step's fields, or the queue's, only the numeric ones if numeric.
 func fieldNames(queue, numeric bool) []string {
 	var names []string
 	for _, s := range settingTable {

@@ -1,21 +1,12 @@
-// Package retrysim is the Go API of the retrysim simulator: build an
-// Experiment (a scenario, the strategies to compare, how many jobs, the seed,
-// the generator, the engine and, optionally, the delivery model), Run it, and
-// read the Report: the experiment as it ran and, per strategy, the counters,
-// the rates with their 95% intervals, and the closed-form expectations where a
-// strategy has them. A run can also be cut into shards (Experiment.Shard) that are
-// merged elsewhere (Merger): from the shard files alone (MergeFiles), or,
-// for a run only the program knows (your own strategies), by the program
-// that built it (Experiment.Merger). A grid of points can be swept
-// (RunSweep).
+// Package retrysim is the Go API of the retrysim simulator: build an Experiment (a scenario, the
+// strategies to compare and how to run them), Run it, and read the Report: per strategy, the
+// counters, the rates with their 95% intervals, and the closed-form expectations where a strategy
+// has them. A run can be cut into shards (Experiment.Shard) and merged elsewhere (MergeFiles, or
+// Experiment.Merger for your own strategies); a grid of points can be swept (RunSweep).
 //
-// The command retrysim is flags over this package, then a renderer: every
-// check a flag gets here is the command's check, and the same experiment
-// prints the same bytes whether it comes from flags or from Go.
-//
-// Scenarios come from package provider (the command also reads them from
-// YAML scenario files), strategies from package strategy (or your own
-// strategy.Strategy), and the delivery model's settings from package delivery.
+// The command retrysim is flags over this package, then a renderer: the same experiment prints the
+// same bytes whether it comes from flags or from Go. Scenarios come from package provider,
+// strategies from package strategy, and the delivery model's settings from package delivery.
 package retrysim
 
 import (
@@ -80,8 +71,7 @@ type Experiment struct {
 	Replicates int
 	// Workers is how many goroutines simulate, 0 for GOMAXPROCS; the report does not depend on it.
 	Workers int
-	// Progress, if not nil, is called from the workers as blocks of jobs finish, possibly out of
-	// order.
+	// Progress, if not nil, is called from the workers as blocks of jobs finish, possibly out of order.
 	Progress func(done, total int64)
 }
 
@@ -277,8 +267,7 @@ func rowNames(ss []strategy.Strategy) (ids, labels []string) {
 	return ids, labels
 }
 
-// strategyID is a strategy's short name: scope-keys[-skip] for an unlabelled strategy.Retry, else
-// its Name.
+// strategyID is a strategy's short name: scope-keys[-skip] for an unlabelled strategy.Retry, else its Name.
 func strategyID(s strategy.Strategy) string {
 	r, ok := s.(strategy.Retry)
 	if !ok || r.Label != "" {

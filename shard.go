@@ -309,8 +309,7 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 	return nil
 }
 
-// sameStrategies reports whether rows a and b are of the same strategies, without copying 89 KB
-// rows.
+// sameStrategies reports whether rows a and b are of the same strategies, without copying 89 KB rows.
 func sameStrategies(a, b []stats.Row) bool {
 	if len(a) != len(b) {
 		return false
@@ -323,8 +322,7 @@ func sameStrategies(a, b []stats.Row) bool {
 	return true
 }
 
-// sameJSON reports whether a and b write the same JSON values, whatever the order of an object's
-// keys.
+// sameJSON reports whether a and b write the same JSON values, whatever the order of an object's keys.
 func sameJSON(a, b any) bool {
 	var values [2]any
 	for i, x := range []any{a, b} {

@@ -207,8 +207,7 @@ func (s Sweep) named() (out []strategy.Strategy, ids []string, relabelled bool) 
 	return out, ids, relabelled
 }
 
-// attempts is the most attempts a strategy.Retry of the sweep allows, or the default when none is
-// one.
+// attempts is the most attempts a strategy.Retry of the sweep allows, or the default when none is one.
 func (s Sweep) attempts() int {
 	n := 0
 	for _, st := range s.Experiment.Strategies {

@@ -63,8 +63,7 @@ func Unread(e any) map[string]string { return hooks.Unread(e) }
 // SweepUnread names, as Unread does, the settings the sweep s never reads at any point.
 func SweepUnread(s any) map[string]string { return hooks.SweepUnread(s) }
 
-// ScenarioFile is the name of the file e's scenario came from (e a *retrysim.Experiment), to read
-// or set.
+// ScenarioFile is the name of the file e's scenario came from (e a *retrysim.Experiment), to read or set.
 func ScenarioFile(e any) *string { return hooks.ScenarioFile(e) }
 
 // SweepStats is the sweep result res as the outputs render it.
@@ -97,15 +96,13 @@ func SweepOf(s any, points []SweepPoint) (stats.Sweep, error) { return hooks.Swe
 // SweepShown is how outputs show s's axis called name.
 func SweepShown(s any, name string) (stats.Axis, error) { return hooks.SweepShown(s, name) }
 
-// SweepValue is the value the axis or parameter called name has at a point of s that does not vary
-// it.
+// SweepValue is the value the axis or parameter called name has at a point of s that does not vary it.
 func SweepValue(s any, name string) (float64, error) { return hooks.SweepValue(s, name) }
 
 // SweepWarning is the delivery model's warning at the first point of s that has one.
 func SweepWarning(s any) string { return hooks.SweepWarning(s) }
 
-// SettingDef is a setting retrysim.Override takes by a plain name, from which a command declares
-// its flag.
+// SettingDef is a setting retrysim.Override takes by a plain name, from which a command declares its flag.
 type SettingDef struct {
 	// Name is the setting's name: p_fail, queue.backoff.base.
 	Name string
@@ -143,8 +140,7 @@ const MaxReplicates = 10_000
 // delivery model reads, in a run of the job model.
 const UnreadInJobModel = "only the delivery model reads it"
 
-// CheckExpect refuses expectations of a run of the delivery model, which the closed forms do not
-// cover.
+// CheckExpect refuses expectations of a run of the delivery model, which the closed forms do not cover.
 func CheckExpect(expect, delivery bool) error {
 	if expect && delivery {
 		return &schema.FieldError{Field: "expect", Msg: "the closed forms cover the Part 5 model, not the delivery model"}

@@ -90,9 +90,8 @@ var once = func() (o [stats.MaxSteps]uint32) {
 	return o
 }()
 
-// Settle counts the clean start of a freshly Reset job whose first event is draw k, stopping at the
-// first provider that honours keys, and returns the step to resume from and the draws that start
-// took.
+// Settle counts the clean start of a freshly Reset job whose first event is draw k, stopping at the first
+// provider that honours keys, and returns the step to resume from and the draws that start took.
 func (j *Job) Settle(k int) (from, draws int) {
 	from = min(j.stepOf[k], j.firstKeyed)
 	j.calls, j.effects = int64(from), int64(from)
@@ -104,8 +103,7 @@ func (j *Job) Settle(k int) (from, draws int) {
 // Steps is the number of steps in the scenario.
 func (j *Job) Steps() int { return len(j.steps) }
 
-// Retries are the steps' own retry settings, nil when no step sets any; callers must not modify the
-// slice.
+// Retries are the steps' own retry settings, nil when no step sets any; callers must not modify the slice.
 func (j *Job) Retries() []provider.StepRetry { return j.policies }
 
 // UseStore gives the job the Part 5 store, or none.

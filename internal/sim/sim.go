@@ -7,9 +7,8 @@
 // strategy, block) tasks in any order; integer sums do not depend on the number of workers, and
 // shards add up to the whole. A sequential generator (mulberry32) has one stream a run.
 //
-// A block runs on the plain engine (every draw), the skip engine (skip.go: only jobs in which
-// something happens), or the delivery model in virtual time. Memory does not grow with the number
-// of jobs.
+// A block runs on the plain engine (every draw), the skip engine (skip.go: only jobs in which something
+// happens), or the delivery model in virtual time. Memory does not grow with the number of jobs.
 package sim
 
 import (
@@ -426,8 +425,7 @@ func (g *guard) reset() {
 // settleDeliveries lets runJobsDelivery count clean jobs without running them; tests turn it off.
 var settleDeliveries = true
 
-// anyBelow reports, branch-free, whether any draw of d falls below its cut: whether the job has an
-// event.
+// anyBelow reports, branch-free, whether any draw of d falls below its cut: whether the job has an event.
 func anyBelow(d, cuts []uint64) bool {
 	d = d[:len(cuts)]
 	var event uint64

@@ -153,9 +153,8 @@ func (t aliasTable) draw(u uint64) int {
 	return t.alias[i]
 }
 
-// runJobsSkip is runJobs for the skip engine: only which side of its cut a draw falls on matters,
-// so the forced draws before the first event are the largest value, the event 0, and later draws
-// fresh.
+// runJobsSkip is runJobs for the skip engine: only which side of its cut a draw falls on matters, so the
+// forced draws before the first event are the largest value, the event 0, and later draws fresh.
 func runJobsSkip(ctx context.Context, c *stats.Counters, j *jobsim.Job, sk *skipper, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64 // the job with an event in progress, from the block's first
 	cs, gd := calls(ctx, j, strat)

@@ -32,8 +32,7 @@ func Wilson(x, n int64) schema.Estimate {
 	return ci
 }
 
-// garwoodCount is the count x with its exact Poisson interval, which never undercovers small
-// counts.
+// garwoodCount is the count x with its exact Poisson interval, which never undercovers small counts.
 func garwoodCount(x int64) schema.Estimate {
 	lo, hi := garwood(float64(x))
 	return schema.Estimate{Value: float64(x), Lo: lo, Hi: hi, N: x, Level: Confidence, Method: estimate.Garwood}

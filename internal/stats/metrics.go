@@ -25,8 +25,7 @@ type Expected struct {
 	CallsVar, RepeatedVar float64
 }
 
-// Metric is one rate every output carries: its estimate from counters, its expectation and its
-// spread.
+// Metric is one rate every output carries: its estimate from counters, its expectation and its spread.
 type Metric struct {
 	// Name is the json and csv key, and how a sweep's metric is chosen.
 	Name string
@@ -127,8 +126,7 @@ func (m Metric) Z(c *Counters, e Expected) (zscore float64, ok bool) {
 	return diff / se, true
 }
 
-// Values are one replicate's metric values, in metrics order, which a replicated row keeps for its
-// spreads.
+// Values are one replicate's metric values, in metrics order, which a replicated row keeps for its spreads.
 type Values []float64
 
 // ValuesOf are c's metric values.
@@ -140,8 +138,7 @@ func ValuesOf(c *Counters) Values {
 	return v
 }
 
-// deliveryMetrics are the delivery model's sweep metrics; the completion quantiles have no
-// interval.
+// deliveryMetrics are the delivery model's sweep metrics; the completion quantiles have no interval.
 var deliveryMetrics = []Metric{
 	{
 		Name:  "deliveries_per_job",

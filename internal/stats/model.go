@@ -115,8 +115,7 @@ func stepsLeftOut(data []byte) error {
 	return nil
 }
 
-// deliveriesPerJob is the most deliveries a job of the queue q gets, doubled when repeat is above
-// 0.
+// deliveriesPerJob is the most deliveries a job of the queue q gets, doubled when repeat is above 0.
 func deliveriesPerJob(q Settings) (int64, error) {
 	n, ok := q.Lookup("max_deliveries").(int64)
 	if !ok || n < 1 {

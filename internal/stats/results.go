@@ -166,8 +166,7 @@ func (st StepParams) Policy() StepPolicy {
 	return p
 }
 
-// StepPolicy is a step's own retry policy as outputs show it, a field zero where the step keeps the
-// run's.
+// StepPolicy is a step's own retry policy as outputs show it, a field zero where the step keeps the run's.
 type StepPolicy struct {
 	// Step is the step's name.
 	Step string

@@ -73,9 +73,8 @@ func appendSettings(b []byte, s Settings) ([]byte, error) {
 	return b, nil
 }
 
-// UnmarshalJSON reads a JSON object of numbers, strings, booleans and such objects, in order, a
-// whole number as an int64; it refuses a key given twice, arrays, null and numbers beyond a
-// float64.
+// UnmarshalJSON reads a JSON object of numbers, strings, booleans and such objects, in order, a whole
+// number as an int64; it refuses a key given twice, arrays, null and numbers beyond a float64.
 func (s *Settings) UnmarshalJSON(data []byte) error {
 	if string(bytes.TrimSpace(data)) == "null" {
 		return nil

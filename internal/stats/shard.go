@@ -187,9 +187,8 @@ func (s Shard) Check() error {
 	return s.checkRun()
 }
 
-// checkRun refuses what every run's shard has otherwise: jobs, probabilities, one replicate, a
-// generator and an engine, names CheckName takes, and rows that each name their strategy and count
-// the slice's jobs.
+// checkRun refuses what every run's shard has otherwise: jobs, probabilities, one replicate, a generator
+// and an engine, names CheckName takes, and rows that each name their strategy and count the slice's jobs.
 func (s Shard) checkRun() error {
 	switch {
 	case s.Jobs < 1 || s.Jobs > limits.MaxJobs:
@@ -243,8 +242,7 @@ func (s Shard) checkRun() error {
 	return nil
 }
 
-// checkAttempts refuses attempts that are not the run's: at least 1 when a row is a strategy.Retry,
-// else 0.
+// checkAttempts refuses attempts that are not the run's: at least 1 when a row is a strategy.Retry, else 0.
 func (s Shard) checkAttempts() error {
 	retry := -1
 	for i := range s.Rows { // not slices.IndexFunc, which copies each 89 KB row
