@@ -6,7 +6,6 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 
 	"github.com/retrysim/retrysim/internal/fieldpath"
-	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -62,18 +61,7 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 			return Config{}, fmt.Errorf("rows[%d].own_strategy: %q is not a strategy.Retry, and a shard does not carry its code: merge its shards in the Go program that ran them (retrysim's Experiment.Merger)", i, r.Label)
 		}
 	}
-	p := sh.Params
-	for _, f := range []struct {
-		name string
-		p    float64
-	}{{"p_fail", p.PFail}, {"lost_reply", p.LostReply}} {
-		if err := limits.Probability(f.p); err != nil {
-			return Config{}, fmt.Errorf("%s: %w", f.name, err)
-		}
-	}
-	if err := CheckJobs(p.Jobs); err != nil {
-		return Config{}, fmt.Errorf("jobs: %w", err)
-	}
+	p := sh.Params // sh.Check has held jobs, probabilities and replicates to what a run writes
 	if err := CheckAttempts(p.Attempts); err != nil {
 		return Config{}, fmt.Errorf("attempts: %w", err)
 	}
@@ -102,8 +90,6 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 		return Config{}, fmt.Errorf("scenario: %q, but the model is %q", p.Scenario, cfg.Scenario.Name)
 	case p.Steps != len(cfg.Scenario.Steps):
 		return Config{}, fmt.Errorf("steps: %d, but the %s scenario has %d", p.Steps, cfg.Scenario.Name, len(cfg.Scenario.Steps))
-	case p.Replicates != 1:
-		return Config{}, fmt.Errorf("replicates: %d, but a shard holds one replicate", p.Replicates)
 	case engine != cfg.EngineUsed():
 		return Config{}, fmt.Errorf("engine: %s, but a run with %s draws with %s", engine, gen.Name, cfg.EngineUsed())
 	}
