@@ -102,11 +102,16 @@ func (rep Report) CompareWatched(a, b *Row, step string) (Comparison, error) {
 	return proportions(name, wa.Twice, a.counters.Jobs, wb.Twice, b.counters.Jobs), nil
 }
 
-// zQuantile is the two-sided normal quantile of the intervals (1.96).
-func zQuantile() float64 { return dist.NormalQuantile(1 - alpha/2) }
-
-// pValue is the two-sided p-value of a standard normal z.
-func pValue(z float64) float64 { return math.Erfc(math.Abs(z) / math.Sqrt2) }
+// pValue is the two-sided p-value of a difference d of standard error se: 1 when both are 0.
+func pValue(d, se float64) float64 {
+	switch {
+	case se > 0:
+		return math.Erfc(math.Abs(d/se) / math.Sqrt2)
+	case d == 0: // both 0% or both 100%: nothing tells them apart
+		return 1
+	}
+	return 0
+}
 
 // proportions compares x2 of n2 with x1 of n1.
 func proportions(metric string, x1, n1, x2, n2 int64) Comparison {
@@ -117,30 +122,17 @@ func proportions(metric string, x1, n1, x2, n2 int64) Comparison {
 		Lo: d - math.Hypot(p2-w2.Lo, w1.Hi-p1), Hi: d + math.Hypot(w2.Hi-p2, p1-w1.Lo),
 		N: n1 + n2, Level: stats.Confidence, Method: estimate.Newcombe}}
 	pooled := float64(x1+x2) / float64(n1+n2)
-	se := math.Sqrt(pooled * (1 - pooled) * (1/float64(n1) + 1/float64(n2)))
-	switch {
-	case se > 0:
-		c.P = pValue(d / se)
-	case d == 0: // both 0% or both 100%: nothing tells them apart
-		c.P = 1
-	}
+	c.P = pValue(d, math.Sqrt(pooled*(1-pooled)*(1/float64(n1)+1/float64(n2))))
 	return c
 }
 
 // means compares the mean of n2 per-job counts (sum2, sq2 their sum and sum of squares) with that of n1.
 func means(metric string, sum1 int64, sq1 stats.Wide, n1 int64, sum2 int64, sq2 stats.Wide, n2 int64) Comparison {
-	z := zQuantile()
+	z := dist.NormalQuantile(1 - alpha/2)
 	e1, e2 := stats.MeanOf(sum1, sq1, n1), stats.MeanOf(sum2, sq2, n2)
 	se1, se2 := (e1.Hi-e1.Value)/z, (e2.Hi-e2.Value)/z // each mean's standard error
 	d := e2.Value - e1.Value
 	se := math.Hypot(se1, se2)
-	c := Comparison{Metric: metric, A: e1, B: e2, Diff: schema.Estimate{Value: d, Lo: d - z*se, Hi: d + z*se,
-		N: n1 + n2, Level: stats.Confidence, Method: estimate.NormalDifference}}
-	switch {
-	case se > 0:
-		c.P = pValue(d / se)
-	case d == 0:
-		c.P = 1
-	}
-	return c
+	return Comparison{Metric: metric, A: e1, B: e2, Diff: schema.Estimate{Value: d, Lo: d - z*se, Hi: d + z*se,
+		N: n1 + n2, Level: stats.Confidence, Method: estimate.NormalDifference}, P: pValue(d, se)}
 }

@@ -30,15 +30,6 @@ type Shard struct {
 // MarshalJSON writes the shard as WriteShard does, unindented.
 func (sh Shard) MarshalJSON() ([]byte, error) { return json.Marshal(sh.s) }
 
-// checkShardable refuses, before any work, a slice that a zero Merger could not rebuild from its
-// parameters (jobapi.RunShard).
-func (e Experiment) checkShardable(index, count int) error {
-	if err := e.checkShard(index, count); err != nil {
-		return err
-	}
-	return e.shardable()
-}
-
 // Shard runs slice index of count equal slices of e's jobs and returns its raw counters, which a
 // Merger adds up to exactly what Run reports. e's own Merger merges the slices of any experiment;
 // the zero Merger (MergeFiles) rebuilds the run from the shards, so only of unlabelled

@@ -332,18 +332,6 @@ func (s Sweep) plan() (plan, error) {
 	return p, nil
 }
 
-// warning is the delivery model's warning at the first point that has one.
-func (s Sweep) warning() string {
-	p, _ := s.plan()
-	return p.warn
-}
-
-// unread names the settings unread at every point of the sweep, each with why.
-func (s Sweep) unread() map[string]string {
-	p, _ := s.plan()
-	return p.unread
-}
-
 // SweepResult is what a sweep measured: a row a point and strategy, the
 // first axis varying slowest.
 type SweepResult struct {
@@ -366,16 +354,6 @@ type SweepRow struct {
 func (r *SweepRow) Row() Row {
 	full := r.row.Row()
 	return Row{ID: r.ID, Label: r.Label, counters: full.Counters, noRepeats: full.NoRepeats, replicates: full.Replicates, steps: r.steps}
-}
-
-func sweepResult(out stats.Sweep, steps int) SweepResult {
-	res := SweepResult{Rows: make([]SweepRow, len(out.Rows)), sweep: out}
-	for i := range out.Rows {
-		r := &out.Rows[i]
-		res.Rows[i] = SweepRow{Point: r.Point, ID: r.ID, Label: r.Label, row: *r, steps: steps}
-	}
-	res.sweep.Rows = nil
-	return res
 }
 
 // stats is the sweep as the outputs render it.
@@ -402,15 +380,16 @@ func RunSweep(ctx context.Context, s Sweep) (SweepResult, error) {
 		return SweepResult{}, err
 	}
 	p.noRepeats(&out)
-	return sweepResult(out, p.steps()), nil
+	res := SweepResult{Rows: make([]SweepRow, len(out.Rows)), sweep: out}
+	for i := range out.Rows {
+		r := &out.Rows[i]
+		res.Rows[i] = SweepRow{Point: r.Point, ID: r.ID, Label: r.Label, row: *r, steps: p.steps()}
+	}
+	res.sweep.Rows = nil
+	return res, nil
 }
 
 func (p plan) steps() int { return len(p.cfgs[0].Scenario.Steps) }
-
-func (s Sweep) points() (int, error) {
-	p, err := s.plan()
-	return len(p.points), err
-}
 
 func runSweepPoints(ctx context.Context, s Sweep, lo, hi int) ([]jobapi.SweepPoint, error) {
 	p, err := s.plan()

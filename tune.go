@@ -10,14 +10,7 @@ import (
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/strategy"
 )
-
-// rowIDs are the IDs of the rows a run of strategies reports.
-func rowIDs(strategies []strategy.Strategy) []string {
-	ids, _ := rowNames(strategies)
-	return ids
-}
 
 // shown is how outputs show the sweep's axis called name.
 func (s Sweep) shown(name string) (stats.Axis, error) {

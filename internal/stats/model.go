@@ -76,14 +76,6 @@ type ModelWatch struct {
 	Label string `json:"label"`
 }
 
-// check refuses a model of other than steps steps; package sim checks the values.
-func (m *Model) check(steps int) error {
-	if len(m.Steps) != steps {
-		return fmt.Errorf("model.steps: %d steps, but the run has %d", len(m.Steps), steps)
-	}
-	return nil
-}
-
 // stepsLeftOut refuses a step's own attempts, keys or backoff written as 0, "" or null, which no
 // shard writer writes (it leaves the field out).
 func stepsLeftOut(data []byte) error {
