@@ -486,7 +486,7 @@ func (e Experiment) params() stats.Params {
 	}
 	for _, st := range sc.Steps {
 		if st.Retry != (provider.StepRetry{}) {
-			par.Policies = append(par.Policies, policyOf(st))
+			par.Policies = append(par.Policies, stepParams(st).Policy())
 		}
 	}
 	if par.Noun == "" {
@@ -570,18 +570,6 @@ func stepParams(st provider.Step) stats.StepParams {
 		if echo != nil {
 			p.Settings = append(p.Settings, stats.Setting{Key: s.Echo, Value: echo})
 		}
-	}
-	return p
-}
-
-// policyOf is st's own policy as reports show it.
-func policyOf(st provider.Step) stats.StepPolicy {
-	p := stats.StepPolicy{Step: st.Name, Attempts: st.Retry.Attempts}
-	if k := st.Retry.Keys; k != nil {
-		p.KeyMode = k.String()
-	}
-	if b := st.Retry.Backoff; b != nil {
-		p.Backoff = backoffText(*b)
 	}
 	return p
 }
