@@ -164,7 +164,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		row.steps = p.Steps
 		out.Rows = append(out.Rows, row)
 	}
-	out.Experiment = echoed(out.params)
+	out.Experiment = Experiment{Jobs: p.Jobs, Seed: p.Seed, Generator: p.RNG, Engine: p.Engine, Replicates: p.Replicates}
 	*r = out
 	return nil
 }

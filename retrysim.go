@@ -443,11 +443,6 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 	return rep, nil
 }
 
-// echoed is the experiment a report's echo p holds.
-func echoed(p stats.Params) Experiment {
-	return Experiment{Jobs: p.Jobs, Seed: p.Seed, Generator: p.RNG, Engine: p.Engine, Replicates: p.Replicates}
-}
-
 // params are the experiment's parameters as its report echoes them: with a scenario file or
 // per-step rates, every step's own instead of top-level rates.
 func (e Experiment) params() stats.Params {

@@ -71,7 +71,8 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 		return stats.Shard{}, err
 	}
 	out := stats.Shard{Format: stats.ShardFormat, Index: index, Count: count, Params: shardParams(rep.params)}
-	if e.Delivery != nil || e.scenarioFile != "" || !e.isSignup() {
+	signup := provider.Signup(rep.params.PFail, rep.params.LostReply) // a shard names it without a model
+	if e.Delivery != nil || e.scenarioFile != "" || !reflect.DeepEqual(e.Scenario, signup) {
 		out.Model = sim.ModelOf(e.Scenario, e.Delivery)
 	}
 	for i := range rep.Rows {
@@ -85,13 +86,6 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 func ownStrategy(s strategy.Strategy) bool {
 	_, ok := s.(strategy.Retry)
 	return !ok
-}
-
-// isSignup reports whether e's scenario is the built-in sign-up at its rates, which a shard names
-// without a model.
-func (e Experiment) isSignup() bool {
-	par := e.params()
-	return reflect.DeepEqual(e.Scenario, provider.Signup(par.PFail, par.LostReply))
 }
 
 // shardable refuses an experiment that its shards' parameters do not describe, so that merge

@@ -353,16 +353,6 @@ func recovered(v any, s strategy.Strategy, job int64, step int) error {
 	return e
 }
 
-// builtin reports whether s is the built-in strategy.Retry, which ends on its own and so runs on
-// the Job's own Calls.
-func builtin(s strategy.Strategy) bool {
-	switch s.(type) {
-	case strategy.Retry, *strategy.Retry:
-		return true
-	}
-	return false
-}
-
 // guard is the Calls any other strategy runs on: the Job's, each method unwinding a stopped run and
 // recording the step for a schema.PanicError.
 type guard struct {
@@ -400,7 +390,8 @@ func (g *guard) Backoff(i, n int) { g.check(); g.j.Backoff(i, n) }
 
 // calls is the Calls s runs on over j, and its guard, nil for the built-in Retry.
 func calls(ctx context.Context, j *jobsim.Job, s strategy.Strategy) (strategy.Calls, *guard) {
-	if builtin(s) {
+	switch s.(type) {
+	case strategy.Retry, *strategy.Retry: // the built-in Retry ends on its own
 		return j, nil
 	}
 	g := &guard{j: j, done: ctx.Done(), step: -1}

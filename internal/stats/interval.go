@@ -32,12 +32,6 @@ func Wilson(x, n int64) schema.Estimate {
 	return ci
 }
 
-// garwoodCount is the count x with its exact Poisson interval, which never undercovers small counts.
-func garwoodCount(x int64) schema.Estimate {
-	lo, hi := garwood(float64(x))
-	return schema.Estimate{Value: float64(x), Lo: lo, Hi: hi, N: x, Level: Confidence, Method: estimate.Garwood}
-}
-
 // garwood is Garwood's interval for a Poisson count x that need not be whole.
 func garwood(x float64) (lo, hi float64) {
 	alpha := 1 - Confidence
@@ -57,9 +51,8 @@ const rareShare = 0.1
 func countOfJobs(x, n int64) schema.Estimate {
 	nf := float64(n)
 	if float64(x) <= rareShare*nf {
-		g := garwoodCount(x)
-		g.Hi, g.N = math.Min(g.Hi, nf), n
-		return g
+		lo, hi := garwood(float64(x)) // exact, never undercovering small counts
+		return schema.Estimate{Value: float64(x), Lo: lo, Hi: math.Min(hi, nf), N: n, Level: Confidence, Method: estimate.Garwood}
 	}
 	w := Wilson(x, n)
 	w.Value, w.Lo, w.Hi = float64(x), w.Lo*nf, w.Hi*nf

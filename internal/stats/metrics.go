@@ -171,16 +171,13 @@ func quantileMetric(name, label string, failed bool, p float64) Metric {
 	}}
 }
 
-// watchedMetricName is the sweep metric of the watched step's duplicate rate.
-func watchedMetricName(step string) string { return "steps[" + step + "].duplicate_rate" }
-
 // SweepMetrics are the metrics a sweep can show: Metrics(), each watched step's duplicate rate,
 // then with delivery the delivery model's.
 func SweepMetrics(watched []Watch, delivery bool) []Metric {
 	out := Metrics()
 	for k, w := range watched {
 		m := metrics[len(metrics)-1] // duplicate_rate
-		m.Name = watchedMetricName(w.Name)
+		m.Name = "steps[" + w.Name + "].duplicate_rate"
 		m.Label = "Share of jobs whose step " + w.Name + " ran twice or more"
 		if w.Label != "" { // the table's column
 			m.Label = w.Label + ", share of jobs"

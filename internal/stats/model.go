@@ -59,17 +59,6 @@ func readNamed(data []byte) (string, Settings, error) {
 	return name, slices.DeleteFunc(all, func(x Setting) bool { return x.Key == "name" }), nil
 }
 
-// maxAttempts is the most calls any step of m may make in one retry loop.
-func (m *Model) maxAttempts(run int) int {
-	n := run
-	for _, st := range m.Steps {
-		if a, ok := st.Lookup("attempts").(int64); ok {
-			n = max(n, int(a))
-		}
-	}
-	return n
-}
-
 // ModelWatch is one watched step of a Model (provider.Watch).
 type ModelWatch struct {
 	Step  int    `json:"step"`

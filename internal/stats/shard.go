@@ -165,7 +165,11 @@ func (s Shard) Check() error {
 		// A step's own attempts may exceed the run's; an own strategy has no bound.
 		attempts := s.Attempts
 		if s.Model != nil {
-			attempts = s.Model.maxAttempts(attempts)
+			for _, st := range s.Model.Steps {
+				if a, ok := st.Lookup("attempts").(int64); ok {
+					attempts = max(attempts, int(a))
+				}
+			}
 		}
 		if r.OwnStrategy {
 			attempts = 0
