@@ -42,15 +42,7 @@ func (s *Settings) Set(key string, v any) {
 
 // MarshalJSON writes s as a JSON object of its keys, in order.
 func (s Settings) MarshalJSON() ([]byte, error) {
-	b, err := appendSettings([]byte{'{'}, s)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
-}
-
-// appendSettings appends s to b as the members of a JSON object.
-func appendSettings(b []byte, s Settings) ([]byte, error) {
+	b := []byte{'{'}
 	for i, x := range s {
 		switch x.Value.(type) {
 		case int64, float64, string, bool, Settings:
@@ -70,7 +62,7 @@ func appendSettings(b []byte, s Settings) ([]byte, error) {
 		}
 		b = append(append(append(b, key...), ':'), v...)
 	}
-	return b, nil
+	return append(b, '}'), nil
 }
 
 // UnmarshalJSON reads a JSON object of numbers, strings, booleans and such objects, in order, a whole
