@@ -11,49 +11,32 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Comparison says whether row B differs from row A on one metric, and how
-// sure that is, from their counters alone, as
-// golang.org/x/perf/benchmath's Comparison does for benchmarks.
+// Comparison says whether row B differs from row A on one metric, and how sure that is, from their
+// counters alone, as benchmath's Comparison does for benchmarks.
 //
-// A share of jobs (succeeded, failed_rate, duplicate_rate) is compared with
-// Newcombe's hybrid score interval for the difference of two proportions
-// (his method 10, from each row's Wilson interval) and the pooled
-// two-proportion z test; a mean per job (calls_per_job, repeated_per_job)
-// with the normal interval and z test of a difference of two means, each
-// with its sample variance (Welch's, at the normal quantile: the rows hold
-// many jobs). Both treat the rows as independent samples. Two rows of one
-// experiment ran on the same random draws, which correlates them
-// positively: the interval is then wider and the p-value larger than they
-// need be, never narrower or smaller.
+// A share of jobs is compared with Newcombe's hybrid score interval and the pooled two-proportion z test; a
+// mean per job with the normal interval and z test of a difference of two means (Welch's variances). Both
+// treat the rows as independent: two rows of one experiment share their random draws, so the interval is
+// then wider and the p-value larger than they need be, never narrower or smaller.
 type Comparison struct {
 	// Metric is the metric compared, one of Row.Rate's names.
 	Metric string
-	// A and B are the rows' estimates, each with its own interval: Wilson's
-	// for a share, the normal one for a mean.
+	// A and B are the rows' estimates: Wilson's interval for a share, the normal one for a mean.
 	A, B schema.Estimate
-	// Diff is B - A with its 95% interval, by the Newcombe method for a share
-	// (then P is the pooled two-proportion z test's) and by
-	// the normal-difference method for a mean (then P is the z test's, with
-	// unpooled variances); its N is the jobs of both rows.
+	// Diff is B - A with its 95% interval; its N is the jobs of both rows.
 	Diff schema.Estimate
-	// P is the two-sided p-value of no difference: the chance of a
-	// difference at least this large were the rows' true values equal.
+	// P is the two-sided p-value of no difference.
 	P float64
 }
 
-// alpha is the level below which a p-value is a significant difference:
-// one minus the intervals' confidence.
+// alpha is the level below which a p-value is a significant difference.
 const alpha = 1 - stats.Confidence
 
-// significant reports whether the rows differ at the 5% level (P below
-// 0.05), which is when Diff's 95% interval leaves out 0, but for rounding
-// at the edge.
+// significant reports whether the rows differ at the 5% level.
 func (c Comparison) significant() bool { return c.P < alpha }
 
-// Better reports whether B is significantly better than A, at the 5% level
-// (P below 0.05, when Diff's 95% interval leaves out 0): more jobs
-// succeeded, or fewer failed, fewer calls, fewer repeats or fewer
-// duplicates.
+// Better reports whether B is significantly better than A at the 5% level: more jobs succeeded, or
+// fewer failures, calls, repeats or duplicates.
 func (c Comparison) Better() bool {
 	if !c.significant() {
 		return false
@@ -64,9 +47,8 @@ func (c Comparison) Better() bool {
 	return c.Diff.Value < 0
 }
 
-// String is the difference with its interval and p-value, "+0.0151
-// [+0.0075, +0.0227] (p=0.0001)", or "~ (p=0.42)" for no significant
-// difference, as benchstat prints one.
+// String is the difference with its interval and p-value, "+0.0151 [+0.0075, +0.0227] (p=0.0001)",
+// or "~ (p=0.42)" for no significant difference.
 func (c Comparison) String() string {
 	p := "(p=" + strconv.FormatFloat(c.P, 'g', 2, 64) + ")"
 	if !c.significant() {
@@ -82,9 +64,8 @@ func (c Comparison) String() string {
 	return fmt.Sprintf("%s [%s, %s] %s", sign(c.Diff.Value), sign(c.Diff.Lo), sign(c.Diff.Hi), p)
 }
 
-// Compare compares row b with row a on metric, one of Row.Rate's
-// names (succeeded, failed_rate, calls_per_job, repeated_per_job,
-// duplicate_rate). It refuses an unknown metric and a row of no jobs.
+// Compare compares row b with row a on metric, one of Row.Rate's names; it refuses an unknown
+// metric and a row of no jobs.
 func Compare(a, b *Row, metric string) (Comparison, error) {
 	if _, err := stats.LookupMetric(metric); err != nil {
 		return Comparison{}, err
@@ -106,10 +87,8 @@ func Compare(a, b *Row, metric string) (Comparison, error) {
 	return means(metric, ca.RepeatedSteps, ca.RepeatedSq, ca.Jobs, cb.RepeatedSteps, cb.RepeatedSq, cb.Jobs), nil
 }
 
-// CompareWatched compares row b with row a of the report on the share of
-// jobs whose watched step called step did its work twice or more, as
-// Compare does on duplicate_rate (the first watched step's). Its Metric is
-// that share's json name, duplicate_rate_step_<i>, i the step's number from 1.
+// CompareWatched compares row b with row a on the share of jobs whose watched step called step did
+// its work twice or more; its Metric is duplicate_rate_step_<i>, i from 1.
 func (rep Report) CompareWatched(a, b *Row, step string) (Comparison, error) {
 	wa, err := rep.WatchedStep(a, step)
 	if err != nil {
@@ -123,14 +102,18 @@ func (rep Report) CompareWatched(a, b *Row, step string) (Comparison, error) {
 	return proportions(name, wa.Twice, a.counters.Jobs, wb.Twice, b.counters.Jobs), nil
 }
 
-// zQuantile is the two-sided normal quantile of the intervals (1.96).
-func zQuantile() float64 { return dist.NormalQuantile(1 - alpha/2) }
+// pValue is the two-sided p-value of a difference d of standard error se: 1 when both are 0.
+func pValue(d, se float64) float64 {
+	switch {
+	case se > 0:
+		return math.Erfc(math.Abs(d/se) / math.Sqrt2)
+	case d == 0: // both 0% or both 100%: nothing tells them apart
+		return 1
+	}
+	return 0
+}
 
-// pValue is the two-sided p-value of a standard normal z.
-func pValue(z float64) float64 { return math.Erfc(math.Abs(z) / math.Sqrt2) }
-
-// proportions compares x2 of n2 with x1 of n1: Newcombe's hybrid score
-// interval for p2 - p1, and the pooled two-proportion z test.
+// proportions compares x2 of n2 with x1 of n1.
 func proportions(metric string, x1, n1, x2, n2 int64) Comparison {
 	w1, w2 := stats.Wilson(x1, n1), stats.Wilson(x2, n2)
 	p1, p2 := w1.Value, w2.Value
@@ -139,31 +122,17 @@ func proportions(metric string, x1, n1, x2, n2 int64) Comparison {
 		Lo: d - math.Hypot(p2-w2.Lo, w1.Hi-p1), Hi: d + math.Hypot(w2.Hi-p2, p1-w1.Lo),
 		N: n1 + n2, Level: stats.Confidence, Method: estimate.Newcombe}}
 	pooled := float64(x1+x2) / float64(n1+n2)
-	se := math.Sqrt(pooled * (1 - pooled) * (1/float64(n1) + 1/float64(n2)))
-	switch {
-	case se > 0:
-		c.P = pValue(d / se)
-	case d == 0: // both 0% or both 100%: nothing tells them apart
-		c.P = 1
-	}
+	c.P = pValue(d, math.Sqrt(pooled*(1-pooled)*(1/float64(n1)+1/float64(n2))))
 	return c
 }
 
-// means compares the mean of n2 per-job counts (sum2, sq2 their sum and
-// sum of squares) with that of n1.
+// means compares the mean of n2 per-job counts (sum2, sq2 their sum and sum of squares) with that of n1.
 func means(metric string, sum1 int64, sq1 stats.Wide, n1 int64, sum2 int64, sq2 stats.Wide, n2 int64) Comparison {
-	z := zQuantile()
+	z := dist.NormalQuantile(1 - alpha/2)
 	e1, e2 := stats.MeanOf(sum1, sq1, n1), stats.MeanOf(sum2, sq2, n2)
 	se1, se2 := (e1.Hi-e1.Value)/z, (e2.Hi-e2.Value)/z // each mean's standard error
 	d := e2.Value - e1.Value
 	se := math.Hypot(se1, se2)
-	c := Comparison{Metric: metric, A: e1, B: e2, Diff: schema.Estimate{Value: d, Lo: d - z*se, Hi: d + z*se,
-		N: n1 + n2, Level: stats.Confidence, Method: estimate.NormalDifference}}
-	switch {
-	case se > 0:
-		c.P = pValue(d / se)
-	case d == 0:
-		c.P = 1
-	}
-	return c
+	return Comparison{Metric: metric, A: e1, B: e2, Diff: schema.Estimate{Value: d, Lo: d - z*se, Hi: d + z*se,
+		N: n1 + n2, Level: stats.Confidence, Method: estimate.NormalDifference}, P: pValue(d, se)}
 }

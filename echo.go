@@ -9,12 +9,8 @@ import (
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
-// deliveryParams is q as outputs echo it: each setting of
-// decl.Settings[delivery.Config] under its scenario key, in the table's order, a time
-// or a latency as its text (24h0m0s, fixed 2s), a whole number as an
-// int64, an enumeration by its value's name; a mapping of settings, the
-// backoff, as one text (backoffText). latency is how long the steps' calls
-// take, which no queue setting holds.
+// deliveryParams is q as outputs echo it, under its settings' scenario keys, with latency, how long
+// the steps' calls take.
 func deliveryParams(q delivery.Config, latency string) *stats.DeliveryParams {
 	d := &stats.DeliveryParams{Settings: stats.Settings{}, Backoff: backoffText(q.Backoff), Latency: latency}
 	for _, s := range decl.Settings[delivery.Config]() {

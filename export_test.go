@@ -58,3 +58,6 @@ func (sh Shard) Stats() stats.Shard { return sh.s }
 
 // Stats is the sweep result as the outputs render it.
 func (res SweepResult) Stats() stats.Sweep { return res.stats() }
+
+// Check reports whether the parameter takes v.
+func (p sweepParam) Check(v float64) error { return p.spec.Check(v) }

@@ -8,8 +8,7 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// init sets jobapi's hooks: what the command and the internal packages
-// reach of this package and a program using it does not.
+// init sets jobapi's hooks.
 func init() {
 	jobapi.Set(jobapi.Hooks{
 		Results: func(rep any, ci, expect bool) stats.Report {
@@ -24,24 +23,39 @@ func init() {
 		},
 		RunShard: func(ctx context.Context, e any, index, count int) (stats.Shard, error) {
 			x := e.(Experiment)
-			if err := x.checkShardable(index, count); err != nil {
+			if err := x.checkShard(index, count); err != nil {
+				return stats.Shard{}, err
+			}
+			if err := x.shardable(); err != nil { // a zero Merger must rebuild it
 				return stats.Shard{}, err
 			}
 			return x.runShard(ctx, index, count)
 		},
-		Settings:     settingDefs,
-		Unread:       func(e any) map[string]string { return e.(Experiment).unread() },
-		SweepUnread:  func(s any) map[string]string { return s.(Sweep).unread() },
+		Settings: settingDefs,
+		Unread:   func(e any) map[string]string { return e.(Experiment).unread() },
+		SweepUnread: func(s any) map[string]string {
+			p, _ := s.(Sweep).plan()
+			return p.unread
+		},
 		ScenarioFile: func(e any) *string { return &e.(*Experiment).scenarioFile },
-		RowIDs:       func(strategies any) []string { return rowIDs(strategies.([]strategy.Strategy)) },
-		RunSweeps:    func(ctx context.Context, ss any) ([]stats.Sweep, error) { return runSweeps(ctx, ss.([]Sweep)) },
-		SweepPoints:  func(s any) (int, error) { return s.(Sweep).points() },
+		RowIDs: func(strategies any) []string {
+			ids, _ := rowNames(strategies.([]strategy.Strategy))
+			return ids
+		},
+		RunSweeps: func(ctx context.Context, ss any) ([]stats.Sweep, error) { return runSweeps(ctx, ss.([]Sweep)) },
+		SweepPoints: func(s any) (int, error) {
+			p, err := s.(Sweep).plan()
+			return len(p.points), err
+		},
 		RunSweepPoints: func(ctx context.Context, s any, lo, hi int) ([]jobapi.SweepPoint, error) {
 			return runSweepPoints(ctx, s.(Sweep), lo, hi)
 		},
-		SweepOf:      func(s any, points []jobapi.SweepPoint) (stats.Sweep, error) { return sweepOf(s.(Sweep), points) },
-		SweepShown:   func(s any, name string) (stats.Axis, error) { return s.(Sweep).shown(name) },
-		SweepValue:   func(s any, name string) (float64, error) { return s.(Sweep).value(name) },
-		SweepWarning: func(s any) string { return s.(Sweep).warning() },
+		SweepOf:    func(s any, points []jobapi.SweepPoint) (stats.Sweep, error) { return sweepOf(s.(Sweep), points) },
+		SweepShown: func(s any, name string) (stats.Axis, error) { return s.(Sweep).shown(name) },
+		SweepValue: func(s any, name string) (float64, error) { return s.(Sweep).value(name) },
+		SweepWarning: func(s any) string {
+			p, _ := s.(Sweep).plan()
+			return p.warn
+		},
 	})
 }

@@ -15,17 +15,14 @@ import (
 	"github.com/retrysim/retrysim/provider"
 )
 
-// signupWatched are the built-in sign-up's watched steps, as its reports
-// name them: the json of its reports leaves them out (the Part 5 outputs),
-// and a report read back from json gets them again.
+// signupWatched are the built-in sign-up's watched steps, which its reports' json leaves out.
 func signupWatched() (provider.Scenario, []stats.Watch) {
 	sc := provider.Signup(0, 0)
 	return sc, watches(sc)
 }
 
-// watches are sc's watched steps as reports name them, each with its
-// column heading: its Label, or Jobs with 2+ "<step name>". A watched step
-// that is not one of sc's (Check refuses it) is left out.
+// watches are sc's valid watched steps as reports name them, labelled Jobs with 2+ "<step name>" by
+// default.
 func watches(sc provider.Scenario) []stats.Watch {
 	var ws []stats.Watch
 	for _, w := range sc.Watched {
@@ -41,9 +38,8 @@ func watches(sc provider.Scenario) []stats.Watch {
 	return ws
 }
 
-// echoWatched reports whether the json of a report of p names its watched
-// steps with their step numbers: neither a scenario file's run, whose
-// json names them by step name, nor the built-in sign-up's.
+// echoWatched reports whether the json of a report of p names its watched steps by number: not a
+// scenario file's or the built-in sign-up's.
 func echoWatched(p stats.Params) bool {
 	if p.StepList != nil {
 		return false
@@ -52,9 +48,8 @@ func echoWatched(p stats.Params) bool {
 	return !(p.Scenario == "signup" && reflect.DeepEqual(p.Watched, ws))
 }
 
-// readStepTypes gives each setting of steps read from json the type the
-// echo writes it with (stepParams): a probability written as a whole
-// number (0) is a float64; a value of another type is refused.
+// readStepTypes gives each setting of steps read from json its echo's type (a probability 0 is a
+// float64), refusing another.
 func readStepTypes(steps []stats.StepParams) error {
 	for i, st := range steps {
 		for k, x := range st.Settings {
@@ -77,12 +72,8 @@ func readStepTypes(steps []stats.StepParams) error {
 	return nil
 }
 
-// MarshalJSON writes the report as the retrysim command's json format
-// prints it (json.MarshalIndent with two spaces, and a newline, gives the
-// same bytes, as package report's JSON writes them): the parameters as
-// used, then a row a strategy with its counters and every metric with its
-// 95% interval, in output order. The expectations are left out, as the
-// command leaves them out unless asked for them.
+// MarshalJSON writes the report as the command's json format prints it, without expectations: the
+// parameters as used, then a row a strategy with its counters and every metric with its 95% interval.
 func (r Report) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	if err := reportjson.WriteReport(&b, r.results(false, false)); err != nil {
@@ -91,19 +82,10 @@ func (r Report) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// UnmarshalJSON reads a report from the json MarshalJSON (or the command's
-// json format, or merge's) writes: its parameters (a scenario file's steps'
-// own policies among them), its watched steps, and for each row the
-// counters the json carries (jobs, failed, calls, repeated_steps,
-// duplicate_users and their squares, every watched step's duplicates, and
-// the delivery model's deliveries, lost work and repeats by step). What the
-// json does not carry is left zero: the completion histograms (the json has
-// their quantiles), the replicates' values (their mean and sd), the
-// expectations, side_effects, the noun and the step that loses its reply
-// (but for the built-in sign-up's), and the step names of the delivery
-// model's table by step (but for the sign-up's and a scenario file's).
-// Written again, a report of one replicate of the job model gives the same
-// json.
+// UnmarshalJSON reads a report from the json MarshalJSON, or the command, writes: its parameters,
+// watched steps and the counters the json carries. What the json does not carry is zero
+// (histograms, replicates' values, expectations, side_effects); a report of one replicate of the
+// job model writes the same json again.
 func (r *Report) UnmarshalJSON(data []byte) error {
 	var doc struct {
 		stats.Params
@@ -182,13 +164,12 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		row.steps = p.Steps
 		out.Rows = append(out.Rows, row)
 	}
-	out.Experiment = echoed(out.params)
+	out.Experiment = Experiment{Jobs: p.Jobs, Seed: p.Seed, Generator: p.RNG, Engine: p.Engine, Replicates: p.Replicates}
 	*r = out
 	return nil
 }
 
-// rowOf reads a row's counters from its json fields, the watched steps'
-// duplicates from duplicate_users_step_<i>.
+// rowOf reads a row's counters from its json fields.
 func rowOf(fields map[string]json.RawMessage) (Row, error) {
 	var row Row
 	c := &row.counters
@@ -221,8 +202,7 @@ func rowOf(fields map[string]json.RawMessage) (Row, error) {
 			return Row{}, fmt.Errorf("%s: %w", key, err)
 		}
 	}
-	// Only a strategy that cannot repeat a side effect has the interval
-	// [0, 0] for its repeats; any other's reaches above 0.
+	// Only a strategy that cannot repeat a side effect has the interval [0, 0].
 	var hi *float64
 	if raw, ok := fields["repeated_per_job_hi"]; ok {
 		if err := json.Unmarshal(raw, &hi); err != nil {
@@ -233,7 +213,6 @@ func rowOf(fields map[string]json.RawMessage) (Row, error) {
 	return row, nil
 }
 
-// atoiAfter is the number after prefix in key, or 0.
 func atoiAfter(key, prefix string) int {
 	n, err := strconv.Atoi(strings.TrimPrefix(key, prefix))
 	if err != nil {

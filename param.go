@@ -21,63 +21,48 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// sweepParam is a numeric parameter of a scenario or its queue that a sweep can
-// vary by name: steps[charge the card].p_fail, queue.ttl. Durations are
-// values in seconds.
+// sweepParam is a numeric parameter of a scenario or its queue that a sweep varies by name
+// (steps[charge the card].p_fail, queue.ttl); durations are in seconds.
 type sweepParam struct {
-	// Name is how it is named: in a sweep's settings, in csv and json, on a
-	// plot's axis.
+	// Name names it in a sweep's settings, csv, json and plots.
 	Name string
-	// spec is what values it takes.
 	spec sweep.Spec
-	// value is v as the value Override takes for the setting called Name
-	// (seconds as a time.Duration), so that a point sets it as a flag does.
+	// value is v as Override takes it for the setting (seconds as a time.Duration).
 	value func(v float64) any
 }
 
-// maxSetAxes bounds the parameters a sweep varies by name; the grid's size
-// bounds their values.
+// maxSetAxes bounds the parameters a sweep varies by name.
 const maxSetAxes = sweep.MaxSets
 
-// field is a field of a step or of the queue that a setting names: one
-// table, so that a name means one thing whether a flag gives it over a
-// scenario (Override) or a sweep varies it (parseSet).
+// field is a field of a step or of the queue that a setting names, one table for Override and for sweeps.
 type field struct {
-	// put sets v, of the field's own type, in the step or the queue; it
-	// reports false for a value of another type.
+	// put sets v, of the field's own type, reporting false for another type.
 	put func(st *provider.Step, q *delivery.Config, v any) bool
-	// spec, for a numeric field, is what values a sweep gives it, and from
-	// turns such a value into the field's type (seconds into a duration).
+	// spec, for a numeric field, is what values a sweep gives it, and from turns one into the field's
+	// type.
 	spec *sweep.Spec
 	from func(v float64) any
-	// get is the field's value in the step or the queue, of its own type.
-	get func(st *provider.Step, q *delivery.Config) any
+	get  func(st *provider.Step, q *delivery.Config) any
 	// zero is a value of the field's type, to name it.
 	zero any
-	// usage says what the field means, as a flag's help: its argument's
-	// name in backquotes, as package flag reads it.
+	// usage is the field's flag help, its argument's name in backquotes.
 	usage string
-	// lossy: only a step that can lose its reply has the field. timed: only
-	// the delivery model reads it. stepOnly: it is given for one step only
-	// (steps[STEP].FIELD), never over every step, and so is no entry of
-	// Settings.
+	// lossy: only a step that can lose its reply has it; timed: only the delivery model reads it;
+	// stepOnly: only steps[STEP].FIELD gives it.
 	lossy, timed, stepOnly bool
 }
 
 var (
 	probabilitySpec = &sweep.Spec{Kind: sweep.Probability}
-	// durationSpec takes durations from 0 to limits.MaxDuration, in seconds.
-	durationSpec = &sweep.Spec{Kind: sweep.Duration, Min: 0, Max: limits.MaxDuration.Seconds()}
+	durationSpec    = &sweep.Spec{Kind: sweep.Duration, Min: 0, Max: limits.MaxDuration.Seconds()}
 )
 
-// setting is one declaration of settingTable: a setting's name, its path in
-// a scenario file where that differs, and its field.
+// setting is one declaration of settingTable.
 type setting struct {
 	name, key string
 	field
 }
 
-// lookupTable is the setting called name in settingTable.
 func lookupTable(name string) (field, bool) {
 	for _, s := range settingTable {
 		if s.name == name {
@@ -87,9 +72,7 @@ func lookupTable(name string) (field, bool) {
 	return field{}, false
 }
 
-// fieldNames are the names of a step's fields (p_fail, attempts), or
-// the queue's (ttl, backoff.base) with queue, in order; only the numeric
-// ones if numeric.
+// fieldNames are the sorted names of a step's fields, or the queue's, only the numeric ones if numeric.
 func fieldNames(queue, numeric bool) []string {
 	var names []string
 	for _, s := range settingTable {
@@ -102,9 +85,7 @@ func fieldNames(queue, numeric bool) []string {
 	return names
 }
 
-// stepSettings are the settings of a step that a name sets, as
-// settingTable declares them: those of decl.StepSettings with a Name,
-// in its order.
+// stepSettings are the named settings of a step, in order.
 func stepSettings(ps []decl.StepSetting) []setting {
 	var out []setting
 	for _, p := range ps {
@@ -121,8 +102,7 @@ func stepSettings(ps []decl.StepSetting) []setting {
 	return out
 }
 
-// kindField is a field of kind, its spec and from, for a sweep; a whole
-// number is bounded by lo and hi.
+// kindField is a field of kind with its sweep spec; a whole number is bounded by lo and hi.
 func kindField(kind enum.Kind, lo, hi int) field {
 	var f field
 	switch kind {
@@ -138,16 +118,11 @@ func kindField(kind enum.Kind, lo, hi int) field {
 	return f
 }
 
-// settingTable declares every setting of a step, then every setting of the
-// queue, in the order reports and Settings list them: its name (the path
-// Override, -set, the command's flags and scenario files give it by), its
-// field, what it means, its bounds (spec) and which model reads it;
-// Settings, Override, lookupParam, the command's flags and help, and
-// Unread's rule for the job model are all read from it. The queue's are
-// decl.Settings[delivery.Config], under queue.
+// settingTable declares every setting of a step, then of the queue, in the order reports list them:
+// Settings, Override, lookupParam, the command's flags and Unread read it.
 var settingTable = append(stepSettings(decl.StepSettings()), queueSettings(decl.Settings[delivery.Config]())...)
 
-// queueSettings are the settings of ds under queue, as settingTable declares them.
+// queueSettings are the settings of ds under queue.
 func queueSettings(ds []decl.Setting[delivery.Config]) []setting {
 	var out []setting
 	for _, d := range ds {
@@ -164,15 +139,13 @@ func queueSettings(ds []decl.Setting[delivery.Config]) []setting {
 	return out
 }
 
-// DefaultScenario is the job the command runs without a scenario file: the sign-up
-// at the settings' defaults (p_fail 0.01, lost_reply 0.005). An Experiment
-// has no default scenario: Check refuses a zero one, and names DefaultScenario.
+// DefaultScenario is the sign-up at the settings' defaults (p_fail 0.01, lost_reply 0.005), the
+// command's job without a scenario file.
 func DefaultScenario() provider.Scenario {
 	return provider.Signup(jobapi.SweepDefault(0), jobapi.SweepDefault(1))
 }
 
-// settingDefs are the settings Override takes besides steps[STEP].FIELD
-// (jobapi.Settings).
+// settingDefs are the settings Override takes besides steps[STEP].FIELD (jobapi.Settings).
 func settingDefs() []jobapi.SettingDef {
 	step, queue := provider.Step{PFail: jobapi.SweepDefault(0), LostReply: jobapi.SweepDefault(1)}, delivery.Defaults()
 	var defs []jobapi.SettingDef
@@ -189,25 +162,18 @@ func settingDefs() []jobapi.SettingDef {
 	return defs
 }
 
-// Setting is a value given by name over a scenario and its queue. Value has
-// the field's own type: a float64 for a probability, an int for a count, a
-// time.Duration, a provider.Latency for latency and queue.repeat_delay, a
-// delivery.Store, a backoff.Kind or a delivery.CrashPoint.
+// Setting is a value given by name over a scenario and its queue, of the field's own type: a
+// float64 probability, an int count, a time.Duration, a provider.Latency, a delivery.Store, a
+// backoff.Kind or a delivery.CrashPoint.
 type Setting struct {
 	Name  string
 	Value any
 }
 
-// Override returns sc and q with the settings applied in order: p_fail,
-// lost_reply (on the steps that can lose their reply) and latency set every
-// step's field; steps[STEP].FIELD one step's; queue.FIELD the queue's. The
-// model is q's to choose, never a setting's: with q nil (the job model) a
-// setting that only the delivery model reads (latency, queue.FIELD) is
-// refused as a *schema.FieldError, whatever its value. The result's queue is
-// checked (delivery.Config.Check, its *schema.FieldError's path under queue:
-// queue.lease); each value is checked against its setting's bounds as it is
-// given (p_fail 7 is refused under p_fail). sc's steps and q are copied,
-// never changed.
+// Override returns copies of sc and q with the settings applied in order: p_fail, lost_reply and
+// latency over every step (that has the field), steps[STEP].FIELD over one, queue.FIELD over the
+// queue. With q nil a setting only the delivery model reads is refused. Errors are
+// *schema.FieldError values naming the setting, or the queue's path (queue.lease).
 func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (provider.Scenario, *delivery.Config, error) {
 	sc.Steps = slices.Clone(sc.Steps)
 	if q != nil {
@@ -219,8 +185,7 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 		if err != nil {
 			return sc, q, err
 		}
-		// The value's type is checked on a scratch step and queue, so
-		// that it is checked even when no step takes the setting.
+		// Checked on a scratch step even when no step takes the setting.
 		if !f.put(&provider.Step{}, &delivery.Config{}, s.Value) {
 			return sc, q, fieldErr(s.Name, "takes a %T, not a %T", f.zero, s.Value)
 		}
@@ -245,10 +210,7 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 	return sc, q, nil
 }
 
-// check refuses v, of the field's own type, outside the field's bounds,
-// as a sweep's value is refused: a probability, a count, a duration (in
-// seconds), or a latency by its own Check. Rules that read other settings
-// (a lease above 0, a cap not below the base) are the queue's Check's.
+// check refuses v outside the field's bounds; rules between settings are the queue's Check's.
 func (f field) check(v any) error {
 	var x float64
 	switch v := v.(type) {
@@ -269,9 +231,8 @@ func (f field) check(v any) error {
 	return f.spec.Check(x)
 }
 
-// lookupField is the field a setting names: the steps it sets in sc, or
-// whether it is the queue's. With numeric, it takes only what a sweep
-// varies: a numeric field of one step or of the queue.
+// lookupField is the field a setting names: the steps it sets in sc, or whether it is the queue's;
+// with numeric, only what a sweep varies.
 func lookupField(name string, sc provider.Scenario, numeric bool) (f field, steps []int, queue bool, err error) {
 	what := ""
 	if numeric {
@@ -324,8 +285,7 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 	return f, nil, false, fieldErr(name, "unknown setting (want %s, or steps[STEP].FIELD)", strings.Join(names, ", "))
 }
 
-// jobModelMsg refuses a setting that only the delivery model reads in a run
-// of the job model.
+// jobModelMsg refuses, in the job model, a setting only the delivery model reads.
 const jobModelMsg = jobapi.UnreadInJobModel + ", and the run is of the job model (no queue)"
 
 // seconds is v seconds as a Duration, to the nanosecond.
@@ -333,17 +293,8 @@ func seconds(v float64) time.Duration { return time.Duration(math.Round(v * 1e9)
 
 var stepRE = regexp.MustCompile(`^steps\[([^\]]*)\]\.([a-z_.]+)$`)
 
-// lookupParam is the parameter called name in sc and, when not nil, its
-// queue q: steps[STEP].FIELD, STEP a step's name and FIELD p_fail,
-// lost_reply (a step that can lose its reply), latency (a fixed duration) or
-// attempts (the step's own, overriding the run's);
-// queue.FIELD, FIELD ttl, lease, visibility, repeat_delay (a fixed
-// duration), backoff.base, backoff.cap (durations), max_deliveries,
-// max_crashes, repeat or crash. An unknown name is refused with the names
-// allowed. It sets the field Override sets by the same name, as Override
-// does: with q nil (the job model) a step's latency and the queue's fields
-// are refused, and a latency or queue.repeat_delay takes a fixed duration,
-// replacing a lognormal median:p99.
+// lookupParam is the numeric parameter called name (steps[STEP].FIELD or queue.FIELD) in sc and q,
+// refused as Override refuses it.
 func lookupParam(name string, sc provider.Scenario, q *delivery.Config) (sweepParam, error) {
 	f, _, _, err := lookupField(name, sc, true)
 	switch {
@@ -355,22 +306,8 @@ func lookupParam(name string, sc provider.Scenario, q *delivery.Config) (sweepPa
 	return sweepParam{Name: name, spec: *f.spec, value: f.from}, nil
 }
 
-// Parse reads values of the parameter: a value, a list or a range
-// start:stop:count (durations as 1h or 250ms), each checked as Check checks it.
-func (p sweepParam) Parse(values string) ([]float64, error) {
-	return sweep.Parse(values, p.spec)
-}
-
-// Check reports whether the parameter takes v: a probability from 0 to 1, or
-// a whole number or a duration in seconds within the parameter's bounds.
-func (p sweepParam) Check(v float64) error {
-	return p.spec.Check(v)
-}
-
-// parseSet reads a setting to vary, NAME=VALUES: the parameter's name
-// (steps[STEP].FIELD or queue.FIELD, as Override names it) and its values (sweep.Parse: a value, a list or a range
-// start:stop:count; durations as 1h or 250ms), checked against what the
-// parameter takes. Its errors are each a *schema.FieldError naming the parameter.
+// parseSet reads NAME=VALUES, a parameter to vary and its values; errors are *schema.FieldError
+// values naming it.
 func parseSet(arg string, sc provider.Scenario, q *delivery.Config) (sweepParam, []float64, error) {
 	name, values, ok := strings.Cut(arg, "=")
 	name = strings.TrimSpace(name)
@@ -384,7 +321,7 @@ func parseSet(arg string, sc provider.Scenario, q *delivery.Config) (sweepParam,
 	if err != nil {
 		return sweepParam{}, nil, err
 	}
-	vals, err := p.Parse(values)
+	vals, err := sweep.Parse(values, p.spec)
 	if err != nil {
 		return sweepParam{}, nil, fieldErr(p.Name, "%v", err)
 	}

@@ -1,21 +1,12 @@
-// Package retrysim is the Go API of the retrysim simulator: build an
-// Experiment (a scenario, the strategies to compare, how many jobs, the seed,
-// the generator, the engine and, optionally, the delivery model), Run it, and
-// read the Report: the experiment as it ran and, per strategy, the counters,
-// the rates with their 95% intervals, and the closed-form expectations where a
-// strategy has them. A run can also be cut into shards (Experiment.Shard) that are
-// merged elsewhere (Merger): from the shard files alone (MergeFiles), or,
-// for a run only the program knows (your own strategies), by the program
-// that built it (Experiment.Merger). A grid of points can be swept
-// (RunSweep).
+// Package retrysim is the Go API of the retrysim simulator: build an Experiment (a scenario, the
+// strategies to compare and how to run them), Run it, and read the Report: per strategy, the
+// counters, the rates with their 95% intervals, and the closed-form expectations where a strategy
+// has them. A run can be cut into shards (Experiment.Shard) and merged elsewhere (MergeFiles, or
+// Experiment.Merger for your own strategies); a grid of points can be swept (RunSweep).
 //
-// The command retrysim is flags over this package, then a renderer: every
-// check a flag gets here is the command's check, and the same experiment
-// prints the same bytes whether it comes from flags or from Go.
-//
-// Scenarios come from package provider (the command also reads them from
-// YAML scenario files), strategies from package strategy (or your own
-// strategy.Strategy), and the delivery model's settings from package delivery.
+// The command retrysim is flags over this package, then a renderer: the same experiment prints the
+// same bytes whether it comes from flags or from Go. Scenarios come from package provider,
+// strategies from package strategy, and the delivery model's settings from package delivery.
 package retrysim
 
 import (
@@ -48,10 +39,8 @@ import (
 const (
 	// maxWorkers bounds Workers.
 	maxWorkers = 4096
-	// maxDeliveries bounds a delivery-model run's deliveries at worst (jobs
-	// x strategies x replicates x queue.max_deliveries, twice with
-	// repeats): about 3 CPU hours at the measured 8.5 million a CPU second
-	// of a run whose every delivery crashes; most runs take far less.
+	// maxDeliveries bounds a delivery-model run's deliveries at worst: about 3 CPU hours when every
+	// delivery crashes.
 	maxDeliveries = 1e11
 )
 
@@ -59,45 +48,30 @@ const (
 // on it, and how to run them. The zero values of Generator, Engine,
 // Replicates and Workers are the command's defaults.
 type Experiment struct {
-	// Scenario is the job's steps and the step whose repeats are watched
-	// (Signup is the command's default, provider.Signup the article's at any
-	// rates; the command reads one from a YAML file). It has no default: Check
-	// refuses a zero Scenario. A step's Latency is time, which only the
-	// delivery model reads: with Delivery nil, Check refuses a step that
-	// takes time rather than drop it (a scenario file with one turns the
-	// delivery model on: its Queue is then not nil).
+	// Scenario is the job's steps and watched step; Check refuses a zero one, and a step with Latency
+	// when Delivery is nil.
 	Scenario provider.Scenario
-	// scenarioFile names the file Scenario came from, if any: the report then
-	// lists every step's parameters. Only the command reads scenario files,
-	// and sets it (jobapi.ScenarioFile).
+	// scenarioFile names the file Scenario came from, if any: the report then lists every step's
+	// parameters.
 	scenarioFile string
 	// Strategies are compared on the same random draws, a report row each.
 	Strategies []strategy.Strategy
 	// Jobs is how many jobs each strategy runs, 1 to 10^12.
 	Jobs int64
-	// Seed is the random seed; the same experiment and seed give the same
-	// report. Every value is a seed, 0 included (the article's simulation
-	// takes any seed): 0 is seed 0, not a default. The command's default is
-	// 1, the seed of the article's tables.
+	// Seed is the random seed; every value is a seed, 0 included.
 	Seed uint64
-	// Generator names the random generator: "pcg" (the default), "mulberry32"
-	// (the article's) or "xexp".
+	// Generator names the random generator: "pcg" (the default), "mulberry32" (the article's) or
+	// "xexp".
 	Generator string
-	// Engine names how jobs are drawn: "auto" (the default: skip where the
-	// generator allows it), "plain" or "skip".
+	// Engine names how jobs are drawn: "auto" (the default), "plain" or "skip".
 	Engine string
-	// Delivery, when set, runs every job as messages on an at-least-once
-	// queue in virtual time (package delivery).
+	// Delivery, when set, runs every job as messages on an at-least-once queue in virtual time.
 	Delivery *delivery.Config
-	// Replicates runs this many independent seeds derived from Seed (the
-	// first is Seed itself) and pools their counts; 0 means 1.
+	// Replicates runs this many independent seeds derived from Seed and pools their counts; 0 means 1.
 	Replicates int
-	// Workers is how many goroutines simulate, 0 for GOMAXPROCS. The report
-	// does not depend on it.
+	// Workers is how many goroutines simulate, 0 for GOMAXPROCS; the report does not depend on it.
 	Workers int
-	// Progress, if not nil, is called by Run as blocks of jobs finish, with
-	// the blocks done and the blocks in all (a block is up to 65,536 jobs of
-	// one strategy and replicate), from the workers, possibly out of order.
+	// Progress, if not nil, is called from the workers as blocks of jobs finish, possibly out of order.
 	Progress func(done, total int64)
 }
 
@@ -132,13 +106,8 @@ func (e Experiment) engine() (sim.Engine, error) {
 
 func (e Experiment) replicates() int { return max(1, e.Replicates) }
 
-// Check reports the first setting of e that cannot be run, as a *schema.FieldError
-// naming its path: the scenario's fields under "scenario"
-// (scenario.steps[2].p_fail), the delivery model's under "queue"
-// (queue.lease). What it accepts, Run runs: every enum in range, every
-// backoff a policy with its cap (0: none) not below its base. Run checks
-// too; Check lets a caller refuse an experiment before it has anything else
-// to do.
+// Check reports the first setting of e that cannot be run, as a *schema.FieldError naming its path
+// (scenario.steps[2].p_fail, queue.lease); what it accepts, Run runs.
 func (e Experiment) Check() error {
 	g, err := e.generator()
 	if err != nil {
@@ -194,9 +163,7 @@ func (e Experiment) Check() error {
 	return nil
 }
 
-// checkStrategy reports what is wrong with s, not nil, as a *schema.FieldError
-// naming its field (name, attempts, scope, keys): a name that is empty or
-// not a name (stats.CheckName), and a strategy.Retry's fields out of range.
+// checkStrategy reports what is wrong with s, not nil, as a *schema.FieldError naming its field.
 func checkStrategy(s strategy.Strategy) error {
 	name := s.Name()
 	if name == "" {
@@ -221,9 +188,7 @@ func checkStrategy(s strategy.Strategy) error {
 	return nil
 }
 
-// checkDeliveries refuses a delivery-model run that could take more than
-// maxDeliveries deliveries, naming queue.max_deliveries when its default
-// would fit, else jobs.
+// checkDeliveries refuses a delivery-model run of more than maxDeliveries deliveries at worst.
 func (e Experiment) checkDeliveries() error {
 	d := e.Delivery
 	runs := float64(e.Jobs) * float64(len(e.Strategies)) * float64(max(1, e.Replicates))
@@ -246,9 +211,7 @@ func (e Experiment) checkDeliveries() error {
 		what, d.MaxDeliveries, worst, float64(maxDeliveries))
 }
 
-// checkScenario refuses a zero Scenario, a scenario that
-// scenariocheck.Scenario refuses (its field under "scenario"), and, with no delivery
-// model, a step that takes time: the job model has none, and would drop it.
+// checkScenario refuses a zero or invalid Scenario, and a step that takes time in the job model.
 func (e Experiment) checkScenario() error {
 	sc := e.Scenario
 	if sc.Name == "" && sc.Noun == "" && sc.Steps == nil && sc.Watched == nil {
@@ -267,10 +230,8 @@ func (e Experiment) checkScenario() error {
 	return nil
 }
 
-// ParseStrategies builds the strategies called ids, as strategy.Parse
-// reads them (step-nokey, job-samekey-skip), each allowing attempts calls: the
-// command's strategies at its attempts, and a sweep's at each point's. A
-// name it cannot build is a *schema.FieldError for its index (strategies[1]).
+// ParseStrategies builds the strategies called ids (step-nokey, job-samekey-skip), each allowing
+// attempts calls; an error names the index (strategies[1]).
 func ParseStrategies(ids []string, attempts int) ([]strategy.Strategy, error) {
 	out := make([]strategy.Strategy, len(ids))
 	for i, id := range ids {
@@ -283,12 +244,8 @@ func ParseStrategies(ids []string, attempts int) ([]strategy.Strategy, error) {
 	return out, nil
 }
 
-// rowNames are the row IDs and labels of strategies: strategyID's and
-// Name's, except that strategy.Retry values that differ only in their
-// Attempts (and so share an ID) each get an ID and a label naming their
-// attempts ("step-nokey-5attempts", "Retry each step, no key, 5 attempts"),
-// so that their rows are told apart. (The strategies are not compared with
-// ==, which panics on one holding a func, as a strategy.Straight does.)
+// rowNames are the strategies' row IDs and labels, naming the attempts of strategy.Retry values
+// that differ only in them (step-nokey-5attempts).
 func rowNames(ss []strategy.Strategy) (ids, labels []string) {
 	ids, labels = make([]string, len(ss)), make([]string, len(ss))
 	for i, s := range ss {
@@ -310,9 +267,7 @@ func rowNames(ss []strategy.Strategy) (ids, labels []string) {
 	return ids, labels
 }
 
-// strategyID is the short name of a strategy in reports: scope-keys, or
-// scope-keys-skip, for an unlabelled strategy.Retry (what strategy.Parse
-// reads), the name otherwise.
+// strategyID is a strategy's short name: scope-keys[-skip] for an unlabelled strategy.Retry, else its Name.
 func strategyID(s strategy.Strategy) string {
 	r, ok := s.(strategy.Retry)
 	if !ok || r.Label != "" {
@@ -342,14 +297,10 @@ func (e Experiment) config(r int, sh sim.Shard) sim.Config {
 	}
 }
 
-// Report is what a run measured: the experiment as it ran and a row for
-// every strategy, in the order the experiment listed them.
+// Report is what a run measured: the experiment as it ran and a row a strategy, in order.
 type Report struct {
-	// Experiment is the experiment as it ran, its Generator, Engine and
-	// Replicates resolved (Progress left out); a zero Merger's is the one
-	// it rebuilt from the shards. A report read from json (UnmarshalJSON)
-	// holds only what the json echoes of it: Jobs, Seed, Generator, Engine
-	// and Replicates.
+	// Experiment is the experiment as it ran, its defaults resolved; one read from json holds only
+	// what the json echoes.
 	Experiment Experiment
 	Rows       []Row
 	params     stats.Params
@@ -361,16 +312,12 @@ type Row struct {
 	ID, Label string
 	// counters are the integer sums over every job of every replicate.
 	counters stats.Counters
-	// expected is the strategy's closed form for the scenario, when it has
-	// one (a strategy.Retry) and the run is of the Part 5 model: the delivery model's crashes and
-	// redeliveries are outside it.
+	// expected is the strategy's closed form, when it has one and the run is of the Part 5 model.
 	expected *stats.Expected
-	// noRepeats marks a strategy whose closed form repeats no side effect:
-	// its repeats' interval is [0, 0], where a 0 that merely did not happen
-	// gets an interval above it.
+	// noRepeats marks a strategy whose closed form repeats no side effect: its repeats' interval is
+	// [0, 0].
 	noRepeats bool
-	// replicates are each replicate's metric values (stats.ValuesOf),
-	// when the experiment ran two or more.
+	// replicates are each replicate's metric values, when the experiment ran two or more.
 	replicates []stats.Values
 	// steps is the scenario's number of steps, the by-step counts' length.
 	steps int
@@ -384,25 +331,21 @@ type Counters struct {
 	Calls int64 `json:"calls"`
 	// RepeatedSteps counts side effects beyond the first, over every job and step.
 	RepeatedSteps int64 `json:"repeated_steps"`
-	// DuplicateUsers counts the jobs whose first watched step did its work
-	// twice or more.
+	// DuplicateUsers counts the jobs whose first watched step did its work twice or more.
 	DuplicateUsers int64 `json:"duplicate_users"`
 	// SideEffects counts every side effect, over every job and step.
 	SideEffects int64 `json:"side_effects"`
 	// Deliveries counts the delivery model's deliveries, 0 in the job model.
 	Deliveries int64 `json:"deliveries"`
-	// LostWork counts jobs that succeeded although a step's key says done
-	// and its work never happened (the delivery model).
+	// LostWork counts jobs that succeeded with a step's work never done (the delivery model).
 	LostWork int64 `json:"lost_work"`
-	// RepeatedByStep splits RepeatedSteps by step, and TwiceByStep counts,
-	// step by step, the jobs whose side effect at that step happened twice
-	// or more: one entry a step of the scenario.
+	// RepeatedByStep splits RepeatedSteps by step, and TwiceByStep counts the jobs whose side effect
+	// at that step happened twice or more.
 	RepeatedByStep []int64 `json:"repeated_by_step"`
 	TwiceByStep    []int64 `json:"twice_by_step"`
 }
 
-// Counters are the row's integer sums, the by-step counts one entry a step
-// of the scenario.
+// Counters are the row's integer sums.
 func (r *Row) Counters() Counters {
 	c, steps := &r.counters, r.steps
 	return Counters{Jobs: c.Jobs, Failed: c.Failed, Calls: c.Calls, RepeatedSteps: c.RepeatedSteps,
@@ -410,9 +353,8 @@ func (r *Row) Counters() Counters {
 		RepeatedByStep: slices.Clone(c.RepeatedByStep[:steps]), TwiceByStep: slices.Clone(c.TwiceByStep[:steps])}
 }
 
-// Rate is one metric of a row: its estimate with the 95% interval, and,
-// when the strategy has a closed form, the expectation and how many
-// standard errors the estimate lies from it.
+// Rate is one metric of a row: its estimate with the 95% interval and, with a closed form, the
+// expectation and the estimate's z.
 type Rate struct {
 	schema.Estimate
 	Expected float64 // NaN without a closed form
@@ -436,9 +378,8 @@ func (r *Row) Rate(name string) (Rate, error) {
 	return out, nil
 }
 
-// results is the report as the retrysim command renders it
-// (jobapi.Results): with the expected lines only when expect is set, and
-// the intervals in the tables when ci is.
+// results is the report as the command renders it, with the expected lines when expect is set and
+// intervals when ci is.
 func (rep *Report) results(ci, expect bool) stats.Report {
 	out := stats.Report{Params: rep.params, ShowCI: ci, EchoWatched: echoWatched(rep.params), Rows: make([]stats.Row, len(rep.Rows))}
 	for i := range rep.Rows { // in place: a Row's counters are 89 KB
@@ -452,8 +393,7 @@ func (rep *Report) results(ci, expect bool) stats.Report {
 	return out
 }
 
-// newReport is the report of e with empty counters: its parameters and a
-// row a strategy, with each strategy's closed form.
+// newReport is the report of e with empty counters and each strategy's closed form.
 func (e Experiment) newReport() Report {
 	rep := Report{params: e.params(), Rows: make([]Row, len(e.Strategies))}
 	rep.Experiment = e
@@ -472,9 +412,8 @@ func (e Experiment) newReport() Report {
 	return rep
 }
 
-// Run simulates the experiment and reports it. It stops early with ctx's
-// error when ctx is cancelled, and with a *schema.PanicError when a
-// strategy panics.
+// Run simulates the experiment and reports it; it stops with ctx's error, or a *schema.PanicError
+// when a strategy panics.
 func Run(ctx context.Context, e Experiment) (Report, error) {
 	if err := e.Check(); err != nil {
 		return Report{}, err
@@ -489,8 +428,7 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 			rep.Rows[i].replicates = make([]stats.Values, len(cfgs))
 		}
 	}
-	// Each replicate is pooled as it finishes, keeping only its metric
-	// values: integer sums do not depend on the order of completion.
+	// Integer sums do not depend on the order replicates finish in.
 	err := sim.RunEach(ctx, cfgs, e.Workers, e.Progress, func(r int, counters []stats.Counters) {
 		for i := range rep.Rows {
 			rep.Rows[i].counters.Add(&counters[i])
@@ -505,19 +443,8 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 	return rep, nil
 }
 
-// echoed is the experiment a report's echo p holds: its Jobs, Seed,
-// Generator, Engine and Replicates.
-func echoed(p stats.Params) Experiment {
-	return Experiment{Jobs: p.Jobs, Seed: p.Seed, Generator: p.RNG, Engine: p.Engine, Replicates: p.Replicates}
-}
-
-// params are the experiment's parameters as its report echoes them. The
-// top-level failure and lost-reply probabilities are the first step's and
-// the first step's that can lose its reply (the sign-up's, which the
-// command's p_fail and lost_reply settings set); with a scenarioFile every step's
-// own are listed instead, and the top-level ones are 0. Attempts is the
-// most a strategy.Retry allows; Policies name the steps whose own attempts,
-// key mode or backoff override it and the strategies' keys.
+// params are the experiment's parameters as its report echoes them: with a scenario file or
+// per-step rates, every step's own instead of top-level rates.
 func (e Experiment) params() stats.Params {
 	sc := e.Scenario
 	g, _ := e.generator()
@@ -554,16 +481,13 @@ func (e Experiment) params() stats.Params {
 	}
 	for _, st := range sc.Steps {
 		if st.Retry != (provider.StepRetry{}) {
-			par.Policies = append(par.Policies, policyOf(st))
+			par.Policies = append(par.Policies, stepParams(st).Policy())
 		}
 	}
 	if par.Noun == "" {
 		par.Noun = "jobs" // as a scenario file's
 	}
 	if e.scenarioFile != "" || ownRates(sc) {
-		// A file's steps each have their own rates, listed below, and so
-		// do the steps of a scenario built in Go whose rates differ; no
-		// top-level rate describes them, so none is echoed.
 		par.PFail, par.LostReply = 0, 0
 		steps := make([]stats.StepParams, len(sc.Steps))
 		for i, st := range sc.Steps {
@@ -590,8 +514,7 @@ func (e Experiment) params() stats.Params {
 	return par
 }
 
-// ownRates reports whether the steps of sc fail, or lose their replies, at
-// rates that differ from step to step, so that no one rate describes them.
+// ownRates reports whether no one failure or lost-reply rate describes the steps of sc.
 func ownRates(sc provider.Scenario) bool {
 	lost := -1.0
 	for _, st := range sc.Steps {
@@ -608,12 +531,8 @@ func ownRates(sc provider.Scenario) bool {
 	return false
 }
 
-// stepParams is st as outputs echo it: each setting of
-// decl.EchoedStepSettings under its echo key, in its order, a
-// probability as a float64 (0 for a setting only a step that can lose its
-// reply has, when st cannot), a flag as a bool, a latency as its text, and
-// the step's own attempts (an int64), key mode and backoff (texts), each
-// left out where the step keeps the run's.
+// stepParams is st as outputs echo it, under decl.EchoedStepSettings' keys, leaving out the policy
+// the step does not override.
 func stepParams(st provider.Step) stats.StepParams {
 	p := stats.StepParams{Name: st.Name, Settings: stats.Settings{}}
 	for _, s := range decl.EchoedStepSettings() {
@@ -650,22 +569,8 @@ func stepParams(st provider.Step) stats.StepParams {
 	return p
 }
 
-// policyOf is st's own policy as reports show it.
-func policyOf(st provider.Step) stats.StepPolicy {
-	p := stats.StepPolicy{Step: st.Name, Attempts: st.Retry.Attempts}
-	if k := st.Retry.Keys; k != nil {
-		p.KeyMode = k.String()
-	}
-	if b := st.Retry.Backoff; b != nil {
-		p.Backoff = backoffText(*b)
-	}
-	return p
-}
-
-// backoffText is a backoff policy as reports show it: "full-jitter base
-// 100ms cap 2s", leaving out what the kind never reads (backoffkind.Unread,
-// by which flags and files refuse it): "constant base 1s", "sidekiq",
-// "none".
+// backoffText is a backoff policy as reports show it ("full-jitter base 100ms cap 2s"), without
+// what the kind never reads.
 func backoffText(b backoff.Schedule) string {
 	text := b.Kind.String()
 	baseWhy, capWhy := backoffkind.Unread(b.Kind.String())

@@ -8,11 +8,9 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// WatchedRate is one watched step of a row: which step, how many jobs did
-// its work twice or more, and their share.
+// WatchedRate is one watched step of a row.
 type WatchedRate struct {
-	// Step is the step's index in the scenario, from 0; Name its name and
-	// Label the column's title.
+	// Step is the step's index from 0; Name its name and Label the column's title.
 	Step        int
 	Name, Label string
 	// Twice counts the jobs whose step did its work twice or more.
@@ -22,8 +20,8 @@ type WatchedRate struct {
 	Rate
 }
 
-// Watched are every watched step of the report's row r, in the scenario's
-// order: the first is r.Rate("duplicate_rate").
+// Watched are every watched step of the report's row r, in order: the first is
+// r.Rate("duplicate_rate").
 func (rep Report) Watched(r *Row) []WatchedRate {
 	out := make([]WatchedRate, len(rep.params.Watched))
 	for k, w := range rep.params.Watched {

@@ -22,8 +22,7 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// Shard is one slice of an experiment's run (Experiment.Shard), as
-// WriteShard writes it and ReadShard reads it back, for a Merger to add up.
+// Shard is one slice of an experiment's run (Experiment.Shard), for a Merger to add up.
 type Shard struct {
 	s stats.Shard
 }
@@ -31,32 +30,11 @@ type Shard struct {
 // MarshalJSON writes the shard as WriteShard does, unindented.
 func (sh Shard) MarshalJSON() ([]byte, error) { return json.Marshal(sh.s) }
 
-// checkShardable refuses, before any work, a slice that a zero Merger (the
-// command's merge) could not rebuild from its parameters and its model (the
-// scenario and the delivery model, carried unless the scenario is the
-// built-in sign-up at its rates): the experiment must be one they describe,
-// of unlabelled strategy.Retry strategies of one number of attempts, one
-// replicate, and a generator with a stream a block (not mulberry32, unless
-// count is 1). jobapi.RunShard checks this.
-func (e Experiment) checkShardable(index, count int) error {
-	if err := e.checkShard(index, count); err != nil {
-		return err
-	}
-	return e.shardable()
-}
-
-// Shard runs slice index of count equal slices of e's jobs and returns its
-// raw counters, for a Merger that adds the count slices up to exactly what
-// Run reports. The Merger of e (Experiment.Merger) merges the slices of any
-// experiment: your own strategies and scenarios, labels, mixed attempts and
-// the delivery model. The zero Merger (MergeFiles, the command's merge)
-// rebuilds the run from the shards' parameters, so it merges only the
-// slices of an experiment of unlabelled strategy.Retry strategies of one
-// number of attempts. A row of a strategy that is not a strategy.Retry is
-// marked as your own, so that ReadShard holds it to what every strategy
-// does rather than to the run's attempts (0 when no strategy is a Retry).
-// It refuses only what cannot be split: replicates, and a generator with
-// one stream for all jobs (unless count is 1).
+// Shard runs slice index of count equal slices of e's jobs and returns its raw counters, which a
+// Merger adds up to exactly what Run reports. e's own Merger merges the slices of any experiment;
+// the zero Merger (MergeFiles) rebuilds the run from the shards, so only of unlabelled
+// strategy.Retry strategies of one number of attempts. It refuses replicates, and a generator with
+// one stream for all jobs unless count is 1.
 func (e Experiment) Shard(ctx context.Context, index, count int) (Shard, error) {
 	if err := e.checkShard(index, count); err != nil {
 		return Shard{}, err
@@ -65,8 +43,8 @@ func (e Experiment) Shard(ctx context.Context, index, count int) (Shard, error) 
 	return Shard{sh}, err
 }
 
-// checkShard refuses an experiment that cannot be run, or cut into count
-// slices, and a slice that is not one.
+// checkShard refuses an experiment that cannot be run or cut into count slices, and a slice that is
+// not one.
 func (e Experiment) checkShard(index, count int) error {
 	sh := sim.Shard{Index: index, Count: count}
 	if err := sh.Check(); err != nil {
@@ -93,7 +71,8 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 		return stats.Shard{}, err
 	}
 	out := stats.Shard{Format: stats.ShardFormat, Index: index, Count: count, Params: shardParams(rep.params)}
-	if e.Delivery != nil || e.scenarioFile != "" || !e.isSignup() {
+	signup := provider.Signup(rep.params.PFail, rep.params.LostReply) // a shard names it without a model
+	if e.Delivery != nil || e.scenarioFile != "" || !reflect.DeepEqual(e.Scenario, signup) {
 		out.Model = sim.ModelOf(e.Scenario, e.Delivery)
 	}
 	for i := range rep.Rows {
@@ -103,22 +82,14 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 	return out, nil
 }
 
-// ownStrategy reports whether s sets its own limits, not being a
-// strategy.Retry, whose calls the run's attempts bound (stats.Row.OwnStrategy).
+// ownStrategy reports whether s is not a strategy.Retry (stats.Row.OwnStrategy).
 func ownStrategy(s strategy.Strategy) bool {
 	_, ok := s.(strategy.Retry)
 	return !ok
 }
 
-// isSignup reports whether the experiment's scenario is the built-in sign-up
-// at its parameters' rates, which a shard names without a model.
-func (e Experiment) isSignup() bool {
-	par := e.params()
-	return reflect.DeepEqual(e.Scenario, provider.Signup(par.PFail, par.LostReply))
-}
-
-// shardable refuses an experiment that its shards' parameters do not
-// describe, so that no shard is written that merge would refuse.
+// shardable refuses an experiment that its shards' parameters do not describe, so that merge
+// refuses no shard written.
 func (e Experiment) shardable() error {
 	par := e.params()
 	for i, s := range e.Strategies {
@@ -130,19 +101,16 @@ func (e Experiment) shardable() error {
 	return nil
 }
 
-// WriteShard writes sh as the command's shard option does, for ReadShard (and
-// the command's merge) to read on another machine: indented json, then a
-// newline.
+// WriteShard writes sh for ReadShard to read on another machine: indented json, then a newline.
 func WriteShard(w io.Writer, sh Shard) error { return jobapi.WriteShard(w, sh.s) }
 
-// ReadShard reads the shard file at path, refusing at once a file that is
-// not a regular one, and a shard whose counters no run can produce.
+// ReadShard reads the shard file at path, refusing a file that is not a regular one and counters no
+// run can produce.
 func ReadShard(path string) (Shard, error) {
 	sh, err := readShard(path)
 	return Shard{sh}, err
 }
 
-// readShard is ReadShard's shard.
 func readShard(path string) (stats.Shard, error) {
 	f, err := shardfile.Open(path)
 	if err != nil {
@@ -151,9 +119,7 @@ func readShard(path string) (stats.Shard, error) {
 	defer f.Close()
 	sh, err := stats.ReadShard(f)
 	if err == nil && sh.Model != nil {
-		// The model's steps and queue are settings by key, which only the
-		// models' declarations can check: a file that merge would refuse is
-		// refused as it is read.
+		// Only the models' declarations can check a model's settings by key.
 		_, _, err = sim.FromModel(*sh.Model)
 		err = fieldpath.Within("model", err)
 	}
@@ -163,14 +129,10 @@ func readShard(path string) (stats.Shard, error) {
 	return sh, nil
 }
 
-// Merger adds up the shards of one run, one at a time, checking each and
-// that they are the slices 0 to n-1 of one run, each once. The zero Merger
-// rebuilds the run from the first shard's parameters (sim.ShardConfig: every
-// number is one a run can produce), as the command's merge does, and so
-// refuses a row of your own strategy, whose code no shard carries; the
-// Merger of an experiment (Experiment.Merger) checks each shard against it. It keeps
-// the sums and which slices it has seen, not the shards. Its errors name the
-// shard by the name it was added under.
+// Merger adds up the shards of one run, one at a time, checking that they are the slices 0 to n-1
+// of one run, each once. The zero Merger rebuilds the run from the first shard's parameters, and so
+// refuses a row of your own strategy; an experiment's Merger checks each shard against it. Its
+// errors name the shard by the name it was added under.
 type Merger struct {
 	exp   *Experiment // the run, when the merger was made knowing it
 	first string      // the first shard's name, which the others are compared with
@@ -179,13 +141,9 @@ type Merger struct {
 	seen  map[int]string // name by slice
 }
 
-// Merger returns a Merger of e's shards (Experiment.Shard),
-// whose Report is what Run(e) reports. It checks that each shard is a slice
-// of e (its parameters as e's report writes them, its strategies by name and
-// label, and its rows' jobs those of the slice) instead of rebuilding the run
-// from the shard, so it merges the shards of any experiment, your own
-// strategies included. It trusts the counters as e's shards wrote them,
-// checking only that their sums do not overflow.
+// Merger returns a Merger of e's shards whose Report is what Run(e) reports. It checks each shard's
+// parameters, strategies and jobs against e, so it merges the shards of any experiment, and trusts
+// the counters but for overflow.
 func (e Experiment) Merger() *Merger {
 	return &Merger{exp: &e}
 }
@@ -195,7 +153,6 @@ func (m *Merger) Add(name string, shard Shard) error {
 	return m.add(name, shard.s)
 }
 
-// add is Add's.
 func (m *Merger) add(name string, sh stats.Shard) error {
 	var cfg sim.Config
 	var err error
@@ -215,11 +172,7 @@ func (m *Merger) add(name string, sh stats.Shard) error {
 			m.total.Rows[i].Counters = stats.Counters{}
 		}
 	}
-	// Shards are compared as their files write them: a shard held in memory
-	// (Experiment.Shard) also holds what only its experiment knows
-	// (stats.Params' fields tagged json:"-", such as the noun and the
-	// watched steps' labels), which a shard read from a file lacks, and the
-	// two are slices of the same run all the same.
+	// Compared as files write them: a shard in memory also holds json:"-" fields.
 	first := m.total
 	switch {
 	case sh.Count != first.Count:
@@ -243,9 +196,8 @@ func (m *Merger) add(name string, sh stats.Shard) error {
 	return nil
 }
 
-// MergeFiles reads the shard files at paths with the zero Merger and
-// returns the merged run's report, as the command's merge does; an error
-// names the file.
+// MergeFiles reads the shard files at paths with the zero Merger and returns the merged report; an
+// error names the file.
 func MergeFiles(paths ...string) (Report, error) {
 	var m Merger
 	for _, p := range paths {
@@ -263,8 +215,7 @@ func MergeFiles(paths ...string) (Report, error) {
 // maxMissing is how many missing slices an error lists.
 const maxMissing = 10
 
-// Report is the merged run's report, once every slice is in: what Run
-// reports for the experiment the shards are slices of.
+// Report is the merged run's report, once every slice is in.
 func (m *Merger) Report() (Report, error) {
 	if m.seen == nil {
 		return Report{}, fmt.Errorf("no shards given")
@@ -302,9 +253,7 @@ func (m *Merger) Report() (Report, error) {
 			Generator: c.Generator.Name, Engine: c.Engine.String(), Delivery: c.Delivery}
 	}
 	rep := e.newReport()
-	// The report's parameters come from the experiment: they must be the
-	// ones the shards echo (with the flags a title names as set over a
-	// scenario file), or the merged output would say what no shard ran.
+	// The merged output must not say what no shard ran.
 	rep.params.Overrides = m.total.Overrides
 	if !sameJSON(m.total.Params, shardParams(rep.params)) {
 		return Report{}, fmt.Errorf("%s: the parameters are not the model's: %s", m.first, paramDiff(shardParams(rep.params), m.total.Params))
@@ -315,7 +264,7 @@ func (m *Merger) Report() (Report, error) {
 	return rep, nil
 }
 
-// sliceOf reports why sh is not a slice of e, as e.Shard writes them.
+// sliceOf reports why sh is not a slice of e.
 func (e Experiment) sliceOf(sh stats.Shard) error {
 	s := sim.Shard{Index: sh.Index, Count: sh.Count}
 	if err := e.checkShard(s.Index, s.Count); err != nil {
@@ -345,8 +294,7 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 	return nil
 }
 
-// sameStrategies reports whether rows a and b are of the same strategies,
-// in order (not slices.EqualFunc, which copies each row's 89 KB of counters).
+// sameStrategies reports whether rows a and b are of the same strategies, without copying 89 KB rows.
 func sameStrategies(a, b []stats.Row) bool {
 	if len(a) != len(b) {
 		return false
@@ -359,11 +307,7 @@ func sameStrategies(a, b []stats.Row) bool {
 	return true
 }
 
-// sameJSON reports whether a and b write the same JSON values: what a shard
-// file carries of its parameters or its model, without what (the noun, the
-// column labels) only the experiment knows. The order of an object's keys
-// does not count: a settings object (stats.Settings) keeps the order a file
-// gives.
+// sameJSON reports whether a and b write the same JSON values, whatever the order of an object's keys.
 func sameJSON(a, b any) bool {
 	var values [2]any
 	for i, x := range []any{a, b} {
@@ -391,10 +335,8 @@ func paramDiff(a, b stats.Params) string {
 // maxDiffValue is the longest value, in bytes of JSON, that jsonDiff quotes.
 const maxDiffValue = 60
 
-// jsonDiff names the first field in which a and b, written as JSON at path
-// root of a shard file, differ, by its path (delivery.ttl,
-// model.steps[1].name), with the two values as the files write them; ""
-// when they do not.
+// jsonDiff names the first field in which a and b, written as JSON at root, differ
+// (model.steps[1].name), with both values; "" when none does.
 func jsonDiff(a, b any, root string) string {
 	var va, vb any
 	for _, x := range []struct {
@@ -478,9 +420,8 @@ func jsonValue(v any) string {
 	return string(data[:n]) + "..."
 }
 
-// shardParams are a report's parameters as its shards carry them: without
-// the model's name, since a shard's "model" key is its stats.Model (whose
-// queue says the delivery model).
+// shardParams are a report's parameters as its shards carry them: without the model's name, which
+// the shard's model says.
 func shardParams(p stats.Params) stats.Params {
 	p.Model = ""
 	return p

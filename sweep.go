@@ -20,43 +20,30 @@ import (
 
 // Axis is one parameter of a sweep and its values, in the order given.
 type Axis struct {
-	// Name is one of the fixed axes (p_fail, lost_reply, attempts, jobs)
-	// or a parameter of the scenario by name, as Override names it
-	// (steps[charge the card].p_fail, queue.ttl; durations in seconds). The
-	// attempts axis sets every strategy.Retry's Attempts at each point.
+	// Name is a fixed axis (p_fail, lost_reply, attempts, jobs) or a scenario parameter as Override
+	// names it (queue.ttl; durations in seconds); attempts sets every strategy.Retry's Attempts.
 	Name   string
 	Values []float64
 }
 
-// Sweep is a grid of an experiment's parameters, every point run through
-// every strategy with the same seed, so each row equals a single Run at its
-// point.
+// Sweep is a grid of an experiment's parameters, every point run through every strategy with the
+// same seed, so each row equals a single Run at its point.
 type Sweep struct {
-	// Experiment is what every point runs but for what the axes set. A zero
-	// Scenario is the sign-up (DefaultScenario), whose p_fail and lost_reply
-	// are axes of every sweep (0.01 and 0.005 unless Axes give them); any
-	// other runs as given, p_fail and lost_reply setting every step only
-	// when Axes name them, as the command's settings do over a file. Jobs 0
-	// is 1,000,000 (the jobs axis sets it too). Two strategy.Retry values
-	// that differ only in their Attempts get rows of their own, each ID and
-	// label naming its attempts. A row pools a point's replicates, as a
-	// Run's row does; Progress counts the points done.
+	// Experiment is what every point runs but for what the axes set. A zero Scenario is the sign-up,
+	// whose p_fail (0.01) and lost_reply (0.005) are axes of every sweep; over any other, they set
+	// every step only when Axes name them. Jobs 0 is 1,000,000. Progress counts the points done.
 	Experiment Experiment
-	// Axes give the values of the parameters that vary; attempts left out
-	// is the strategies' own.
+	// Axes give the values of the parameters that vary.
 	Axes []Axis
-	// Settings are set over the scenario and its queue at every point
-	// before the axes, as Override sets them.
+	// Settings are set, as Override sets them, at every point before the axes.
 	Settings []Setting
-	// Metric names the metric the table formats and plots show, a json
-	// metric column's name (failed_rate, succeeded, calls_per_job,
-	// repeated_per_job, duplicate_rate, a watched step's
-	// duplicate_rate_step_N, the delivery model's); empty means failed_rate.
+	// Metric names the metric the table formats and plots show (failed_rate, succeeded, calls_per_job,
+	// repeated_per_job, duplicate_rate, duplicate_rate_step_N, the delivery model's); empty means
+	// failed_rate.
 	Metric string
 }
 
-// sweepAxis is one axis of the grid as it runs: its values, how outputs
-// show it, and, for a parameter named in the scenario, how a point sets it.
+// sweepAxis is one axis of the grid as it runs.
 type sweepAxis struct {
 	sweep.Axis
 	show  stats.Axis
@@ -64,8 +51,7 @@ type sweepAxis struct {
 	param sweepParam // when fixed is -1
 }
 
-// base is the scenario every point starts from, and whether it is the
-// built-in sign-up.
+// base is the scenario every point starts from, and whether it is the built-in sign-up.
 func (s Sweep) base() (provider.Scenario, bool) {
 	if sc := s.Experiment.Scenario; len(sc.Steps) > 0 || sc.Name != "" {
 		return sc, false
@@ -73,9 +59,7 @@ func (s Sweep) base() (provider.Scenario, bool) {
 	return DefaultScenario(), true
 }
 
-// grid is the sweep's axes: the four of stats.Axes, defaults filled in
-// (p_fail and lost_reply only when named, with a Scenario), then the
-// parameters named in the scenario, in the order given.
+// grid is the sweep's axes: the fixed ones, defaults filled in, then the named parameters in order.
 func (s Sweep) grid() ([]sweepAxis, error) {
 	sc, signup := s.base()
 	var grid, params []sweepAxis
@@ -140,15 +124,11 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 	return append(grid, params...), nil
 }
 
-// at is the experiment at one grid point. A queue the point's values make
-// invalid is refused naming the queue's field as -set does (queue.lease).
+// at is the experiment at one grid point, set as flags set a run.
 func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strategy) (Experiment, error) {
 	e := Experiment{Jobs: int64(jobapi.SweepDefault(3)), Seed: s.Experiment.Seed, Generator: s.Experiment.Generator, Engine: s.Experiment.Engine,
 		scenarioFile: s.Experiment.scenarioFile, Replicates: s.Experiment.Replicates}
 	attempts := 0 // the strategies' own, unless the attempts axis is named
-	// The settings, then p_fail and lost_reply over every step, as the
-	// command's flags over a file, then the parameters named: a point is
-	// set as flags set a run.
 	over := slices.Clone(s.Settings)
 	for k, a := range grid {
 		switch a.fixed {
@@ -177,10 +157,8 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strate
 	return e, err
 }
 
-// Set adds the axis NAME=VALUES: a fixed axis (p_fail, lost_reply,
-// attempts, jobs) or a parameter of the scenario and its queue by its path;
-// its errors are each a *schema.FieldError naming the parameter by its path, as
-// Override's do.
+// Set adds the axis NAME=VALUES, a fixed axis or a parameter by its path; an error is a
+// *schema.FieldError naming it.
 func (s *Sweep) Set(arg string) error {
 	name, values, _ := strings.Cut(arg, "=")
 	name = strings.TrimSpace(name)
@@ -200,8 +178,7 @@ func (s *Sweep) Set(arg string) error {
 	return err
 }
 
-// withAttempts is strategies with every strategy.Retry allowing attempts
-// calls, or as they are for attempts 0.
+// withAttempts is strategies with every strategy.Retry allowing attempts calls, unchanged for 0.
 func withAttempts(strategies []strategy.Strategy, attempts int) []strategy.Strategy {
 	if attempts == 0 {
 		return strategies
@@ -216,10 +193,8 @@ func withAttempts(strategies []strategy.Strategy, attempts int) []strategy.Strat
 	return out
 }
 
-// named are the sweep's strategies with their row IDs (rowNames'), those
-// strategy.Retry values that differ only in their Attempts labelled with
-// them, so that their rows are told apart at every point; relabelled says
-// whether there were any.
+// named are the sweep's strategies and row IDs, labelled as rowNames labels them; relabelled says
+// whether any was.
 func (s Sweep) named() (out []strategy.Strategy, ids []string, relabelled bool) {
 	ids, labels := rowNames(s.Experiment.Strategies)
 	out = slices.Clone(s.Experiment.Strategies)
@@ -232,8 +207,7 @@ func (s Sweep) named() (out []strategy.Strategy, ids []string, relabelled bool) 
 	return out, ids, relabelled
 }
 
-// attempts is the most attempts a strategy.Retry of the sweep allows, as a
-// report's Params.Attempts, or the command's default when none is one.
+// attempts is the most attempts a strategy.Retry of the sweep allows, or the default when none is one.
 func (s Sweep) attempts() int {
 	n := 0
 	for _, st := range s.Experiment.Strategies {
@@ -247,8 +221,7 @@ func (s Sweep) attempts() int {
 	return n
 }
 
-// plan is a sweep checked and ready to run: its points, each one's engine
-// configurations (a replicate each), how outputs show it, and the metric.
+// plan is a sweep checked and ready to run, a configuration a point and replicate.
 type plan struct {
 	points []sweep.Point
 	cfgs   []sim.Config
@@ -257,9 +230,8 @@ type plan struct {
 	warn   string
 }
 
-// Check refuses, before any work, every sweep RunSweep would refuse, as a
-// *schema.FieldError naming the setting (plan's), and names the swept axes, those
-// of more than one value.
+// Check refuses, before any work, every sweep RunSweep would refuse, as a *schema.FieldError, and
+// names the axes of more than one value.
 func (s Sweep) Check() (swept []string, err error) {
 	p, err := s.plan()
 	for _, i := range p.out.Swept {
@@ -268,11 +240,8 @@ func (s Sweep) Check() (swept []string, err error) {
 	return swept, err
 }
 
-// plan checks the sweep and builds its points. A grid of more than
-// sweep.MaxPoints points or sweep.MaxRows rows is refused as a *schema.FieldError
-// whose Fields are the swept parameters (Field joins them by " x ") and whose message gives
-// their lengths, or for the rows with Field "strategies"; a parameter given
-// twice, or more than maxSetAxes of them, with Field "axes".
+// plan checks the sweep and builds its points; a grid too large is refused naming the swept
+// parameters (Fields), or "strategies" for its rows.
 func (s Sweep) plan() (plan, error) {
 	grid, err := s.grid()
 	if err != nil {
@@ -363,35 +332,17 @@ func (s Sweep) plan() (plan, error) {
 	return p, nil
 }
 
-// warning is the delivery model's warning (delivery.Config.Warning) at the
-// first point that has one, "" when none has or Check refuses the sweep.
-func (s Sweep) warning() string {
-	p, _ := s.plan()
-	return p.warn
-}
-
-// unread names, as Experiment's does, the settings the sweep never reads at
-// any of its points, each with why (jobapi.SweepUnread); nil for a sweep
-// Check refuses.
-func (s Sweep) unread() map[string]string {
-	p, _ := s.plan()
-	return p.unread
-}
-
 // SweepResult is what a sweep measured: a row a point and strategy, the
 // first axis varying slowest.
 type SweepResult struct {
-	Rows []SweepRow
-	// sweep is the whole sweep but its rows, which Rows hold.
+	Rows  []SweepRow
 	sweep stats.Sweep
 }
 
-// SweepRow is one strategy at one point of a sweep, kept small (its
-// counters but the zero ones): Row gives it back whole.
+// SweepRow is one strategy at one point of a sweep; Row gives it back whole.
 type SweepRow struct {
-	// Point is the row's value on each axis of the grid: p_fail and
-	// lost_reply (a Scenario's only when Axes name them), attempts, jobs,
-	// then the parameters Axes name by their paths, in the order given.
+	// Point is the row's value on each axis: p_fail and lost_reply (when they are axes), attempts,
+	// jobs, then the named parameters.
 	Point []float64
 	// ID is the strategy's short name, Label the name people read.
 	ID, Label string
@@ -399,25 +350,13 @@ type SweepRow struct {
 	steps     int
 }
 
-// Row is the sweep row as a Row: what a single Run at its point reports
-// for its strategy, counter for counter.
+// Row is what a single Run at the row's point reports for its strategy.
 func (r *SweepRow) Row() Row {
 	full := r.row.Row()
 	return Row{ID: r.ID, Label: r.Label, counters: full.Counters, noRepeats: full.NoRepeats, replicates: full.Replicates, steps: r.steps}
 }
 
-// sweepResult is out as a SweepResult, for a sweep of scenarios of steps steps.
-func sweepResult(out stats.Sweep, steps int) SweepResult {
-	res := SweepResult{Rows: make([]SweepRow, len(out.Rows)), sweep: out}
-	for i := range out.Rows {
-		r := &out.Rows[i]
-		res.Rows[i] = SweepRow{Point: r.Point, ID: r.ID, Label: r.Label, row: *r, steps: steps}
-	}
-	res.sweep.Rows = nil
-	return res
-}
-
-// stats is the sweep as the outputs render it (jobapi.SweepStats).
+// stats is the sweep as the outputs render it.
 func (res *SweepResult) stats() stats.Sweep {
 	out := res.sweep
 	out.Rows = make([]stats.SweepRow, len(res.Rows))
@@ -427,9 +366,8 @@ func (res *SweepResult) stats() stats.Sweep {
 	return out
 }
 
-// RunSweep runs every point of the sweep and returns its rows, a row a point
-// and strategy, the first axis varying slowest. It refuses what Check
-// refuses, before any work.
+// RunSweep runs every point of the sweep, refusing first what Check refuses, and returns a row a
+// point and strategy, the first axis varying slowest.
 func RunSweep(ctx context.Context, s Sweep) (SweepResult, error) {
 	p, err := s.plan()
 	if err != nil {
@@ -442,19 +380,17 @@ func RunSweep(ctx context.Context, s Sweep) (SweepResult, error) {
 		return SweepResult{}, err
 	}
 	p.noRepeats(&out)
-	return sweepResult(out, p.steps()), nil
+	res := SweepResult{Rows: make([]SweepRow, len(out.Rows)), sweep: out}
+	for i := range out.Rows {
+		r := &out.Rows[i]
+		res.Rows[i] = SweepRow{Point: r.Point, ID: r.ID, Label: r.Label, row: *r, steps: p.steps()}
+	}
+	res.sweep.Rows = nil
+	return res, nil
 }
 
-// steps is the number of steps of the plan's scenario, the same at every point.
 func (p plan) steps() int { return len(p.cfgs[0].Scenario.Steps) }
 
-// points is the number of points of the sweep's grid (jobapi.SweepPoints).
-func (s Sweep) points() (int, error) {
-	p, err := s.plan()
-	return len(p.points), err
-}
-
-// runSweepPoints is jobapi.RunSweepPoints.
 func runSweepPoints(ctx context.Context, s Sweep, lo, hi int) ([]jobapi.SweepPoint, error) {
 	p, err := s.plan()
 	if err != nil {
@@ -476,7 +412,6 @@ func runSweepPoints(ctx context.Context, s Sweep, lo, hi int) ([]jobapi.SweepPoi
 	return out, nil
 }
 
-// sweepOf is jobapi.SweepOf.
 func sweepOf(s Sweep, points []jobapi.SweepPoint) (stats.Sweep, error) {
 	p, err := s.plan()
 	if err != nil {
@@ -515,10 +450,7 @@ func sweepOf(s Sweep, points []jobapi.SweepPoint) (stats.Sweep, error) {
 	return out, nil
 }
 
-// checkPointCounters refuses counters no strategy's run of cfg can
-// produce, as a merge of a run's shards does (stats.Counters.Check, and
-// CheckDelivery for the delivery model), for any strategy: a program's own
-// may make any number of calls.
+// checkPointCounters refuses counters no strategy's run of cfg can produce.
 func checkPointCounters(cfg sim.Config, c *stats.Counters) error {
 	steps := len(cfg.Scenario.Steps)
 	if q := cfg.Delivery; q != nil {
@@ -531,10 +463,8 @@ func checkPointCounters(cfg sim.Config, c *stats.Counters) error {
 	return c.Check(steps, 0)
 }
 
-// run runs the points lo to hi-1 of the plan and calls done with each one's
-// index and its replicates' counters (a strategy's each) as its last
-// replicate finishes, one call at a time; a point of one replicate has its
-// counters lent (sim.RunEach's) only until done returns.
+// run runs points lo to hi-1 and calls done, one call at a time, with each point's replicates'
+// counters, lent only until done returns.
 func (p plan) run(ctx context.Context, s Sweep, lo, hi int, done func(k int, reps [][]stats.Counters)) error {
 	reps := len(p.cfgs) / len(p.points)
 	counters := make([][][]stats.Counters, hi-lo)
@@ -561,9 +491,7 @@ func (p plan) run(ctx context.Context, s Sweep, lo, hi int, done func(k int, rep
 	})
 }
 
-// fill sets the rows of point k of out from its replicates' counters: each
-// row pools them (integer sums do not depend on the order) and, with more
-// than one replicate, keeps each one's values.
+// fill sets point k's rows of out, pooling its replicates.
 func (p plan) fill(out *stats.Sweep, k int, reps [][]stats.Counters) {
 	n := len(out.Strategies)
 	cfg := p.cfgs[k*len(reps)]
@@ -587,9 +515,7 @@ func (p plan) fill(out *stats.Sweep, k int, reps [][]stats.Counters) {
 	}
 }
 
-// noRepeats sets NoRepeats of out's rows. It matters only to a row that saw
-// no repeat, so only those pay for the exact walk that tells an impossible 0
-// from a chance one; a strategy of a program's own has no such walk.
+// noRepeats sets NoRepeats of rows that saw no repeat, which alone pay for the exact walk.
 func (p plan) noRepeats(out *stats.Sweep) {
 	n := len(out.Strategies)
 	reps := len(p.cfgs) / len(p.points)

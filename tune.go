@@ -10,18 +10,9 @@ import (
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/strategy"
 )
 
-// rowIDs are the ids of the rows a run of strategies reports, in their
-// order, as Report.Rows' IDs (jobapi.RowIDs).
-func rowIDs(strategies []strategy.Strategy) []string {
-	ids, _ := rowNames(strategies)
-	return ids
-}
-
-// shown is how outputs show the sweep's axis called name (a whole number, a
-// duration in seconds), as its grid declares it; the sweep must name it.
+// shown is how outputs show the sweep's axis called name.
 func (s Sweep) shown(name string) (stats.Axis, error) {
 	grid, err := s.grid()
 	if err != nil {
@@ -34,11 +25,8 @@ func (s Sweep) shown(name string) (stats.Axis, error) {
 	return grid[i].show, nil
 }
 
-// value is the value the axis or parameter called name has at a point of
-// the sweep that does not vary it: an axis's single value when the sweep
-// gives one, else what the settings and the strategies give (attempts the
-// most a strategy.Retry allows; p_fail the steps' when they all have the
-// same), in the axis's units (durations in seconds; a fixed latency's).
+// value is the value the axis or parameter called name has at a point that does not vary it, in the
+// axis's units.
 func (s Sweep) value(name string) (float64, error) {
 	if i := slices.IndexFunc(s.Axes, func(a Axis) bool { return a.Name == name }); i >= 0 && len(s.Axes[i].Values) == 1 {
 		return s.Axes[i].Values[0], nil
@@ -93,8 +81,7 @@ func (s Sweep) value(name string) (float64, error) {
 	return 0, fmt.Errorf("retrysim: %s is a %T, which no axis takes", name, v)
 }
 
-// runSweeps is jobapi.RunSweeps: many small sweeps on one pool keep every
-// worker busy.
+// runSweeps is jobapi.RunSweeps: one pool keeps every worker busy.
 func runSweeps(ctx context.Context, ss []Sweep) ([]stats.Sweep, error) {
 	plans := make([]plan, len(ss))
 	first := make([]int, len(ss)+1) // first[i] is sweep i's first configuration

@@ -12,16 +12,8 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// unread names the settings of e that its run never reads, given the
-// others, each with why (jobapi.Unread), so that a command refuses a setting it would
-// otherwise drop: the keys are the settings' names as Settings and Override
-// name them (lost_reply, and the delivery model's queue.backoff,
-// queue.backoff.base, queue.backoff.cap, queue.ttl, queue.lease,
-// queue.crash_at, queue.max_crashes, queue.repeat_delay; in a run of the
-// job model, every setting only the delivery model reads, with the reason
-// "only the delivery model reads it"). A setting unread for several reasons gets the first.
-// fleet.Config.Unread is the same rule for a fleet run, in the same shape
-// (paths to reasons).
+// unread names the settings of e that its run never reads, given the others, each with the first
+// reason why (jobapi.Unread), so that a command refuses a setting it would otherwise drop.
 func (e Experiment) unread() map[string]string {
 	unread := map[string]string{}
 	add := func(cond bool, why string, settings ...string) {
@@ -47,8 +39,7 @@ func (e Experiment) unread() map[string]string {
 			continue
 		}
 		keyed = keyed || r.SkipFinished
-		// The run's backoff is waited between a whole job's passes and
-		// between the attempts of a step with no backoff of its own.
+		// The run's backoff is waited between a job's passes and a step's attempts.
 		if r.Scope == strategy.WholeJob {
 			retried = retried || r.Attempts > 1
 		} else {
@@ -69,11 +60,8 @@ func (e Experiment) unread() map[string]string {
 	return unread
 }
 
-// unreadStepPolicy says why e's run never reads step i's own attempts, and
-// why never its own backoff, each "" when it does (or when the step sets
-// none): only a strategy that retries each step reads them, and a step's
-// backoff is waited only if such a strategy retries that step. A strategy
-// other than a strategy.Retry may read anything.
+// unreadStepPolicy says why e's run never reads step i's own attempts, and its own backoff, ""
+// where it does.
 func (e Experiment) unreadStepPolicy(i int) (attempts, backoff string) {
 	own := e.Scenario.Steps[i].Retry
 	var eachStep, retried bool

@@ -1,11 +1,6 @@
-// Package jobapi is what the command and the internal packages use of
-// package retrysim and a program using the library does not: the job
-// model's results as the outputs render them, a sweep's slices and merge,
-// a shard the command's merge can rebuild, and the presets' plumbing.
-//
-// Package retrysim sets the hooks in its init (it imports this package, so
-// this one cannot import it): each takes retrysim's value as any, and a
-// value of another type panics. retrysim's TestHooks calls every one.
+// Package jobapi is what the command and the internal packages use of package retrysim and a
+// program using the library does not. Package retrysim sets the hooks in its init (it imports this
+// package); each takes retrysim's value as any, and another type panics.
 package jobapi
 
 import (
@@ -19,10 +14,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Hooks are package retrysim's functions that this package hands on, each
-// taking retrysim's value as any: rep a retrysim.Report, s a
-// retrysim.Sweep, res a retrysim.SweepResult, e a retrysim.Experiment,
-// strategies a []strategy.Strategy.
+// Hooks are package retrysim's functions that this package hands on.
 type Hooks struct {
 	Results          func(rep any, ci, expect bool) stats.Report
 	Params           func(e any) stats.Params
@@ -49,112 +41,76 @@ var hooks Hooks
 // Set stores h: package retrysim calls it once, in its init.
 func Set(h Hooks) { hooks = h }
 
-// Results is the report rep as the retrysim command renders it: with
-// the expected lines only when expect is set, and the intervals in the
-// tables when ci is.
+// Results is the report rep as the command renders it, with expectations when expect is set and
+// intervals in the tables when ci is.
 func Results(rep any, ci, expect bool) stats.Report { return hooks.Results(rep, ci, expect) }
 
 // Params are the parameters e's report echoes.
 func Params(e any) stats.Params { return hooks.Params(e) }
 
-// UnreadStepPolicy says why e's run never reads step i's own attempts,
-// and why it never reads its own backoff, "" for one it reads.
+// UnreadStepPolicy says why e's run never reads step i's own attempts, and its own backoff, ""
+// where it does.
 func UnreadStepPolicy(e any, i int) (attempts, backoff string) { return hooks.UnreadStepPolicy(e, i) }
 
-// Settings are the settings retrysim.Override takes besides
-// steps[STEP].FIELD, in the order reports list them: p_fail, lost_reply and
-// latency over every step, and every field of the queue.
+// Settings are the settings retrysim.Override takes besides steps[STEP].FIELD, in the order reports
+// list them.
 func Settings() []SettingDef { return hooks.Settings() }
 
-// Unread names the settings of e that its run never reads, given the
-// others, each with why, so that the command refuses a flag it would
-// otherwise drop: the keys are the settings' names as Settings and
-// retrysim.Override name them (in a run of the job model, every setting
-// only the delivery model reads, with the reason UnreadInJobModel). A
-// setting unread for several reasons gets the first.
+// Unread names the settings of e that its run never reads, given the others, each with the first
+// reason why, so that the command refuses a flag it would drop.
 func Unread(e any) map[string]string { return hooks.Unread(e) }
 
-// SweepUnread names, as Unread does, the settings the sweep s never reads
-// at any of its points, each with why; nil for a sweep Check refuses.
+// SweepUnread names, as Unread does, the settings the sweep s never reads at any point.
 func SweepUnread(s any) map[string]string { return hooks.SweepUnread(s) }
 
-// ScenarioFile is the name of the file e's scenario came from (e a
-// *retrysim.Experiment), to read or set: the report then lists every
-// step's parameters and titles the run by the file.
+// ScenarioFile is the name of the file e's scenario came from (e a *retrysim.Experiment), to read or set.
 func ScenarioFile(e any) *string { return hooks.ScenarioFile(e) }
 
 // SweepStats is the sweep result res as the outputs render it.
 func SweepStats(res any) stats.Sweep { return hooks.SweepStats(res) }
 
-// RunShard runs slice index of count of e as Experiment.Shard does,
-// refusing before any work a slice that the command's merge (a zero
-// retrysim.Merger) could not rebuild from its parameters: e must be of
-// unlabelled strategy.Retry strategies of one number of attempts, one
-// replicate, and a generator with a stream a block (not mulberry32,
-// unless count is 1).
+// RunShard runs slice index of count of e as Experiment.Shard does, refusing first a slice the
+// command's merge could not rebuild from its parameters.
 func RunShard(ctx context.Context, e any, index, count int) (stats.Shard, error) {
 	return hooks.RunShard(ctx, e, index, count)
 }
 
-// RowIDs are the ids of the rows a run of strategies (a
-// []strategy.Strategy) reports, in their order: what a requirement's
-// ROW: names.
+// RowIDs are the ids of the rows a run of strategies (a []strategy.Strategy) reports.
 func RowIDs(strategies any) []string { return hooks.RowIDs(strategies) }
 
-// RunSweeps runs each sweep of ss (a []retrysim.Sweep) as
-// retrysim.RunSweep does, every point of every sweep on one pool of the
-// first sweep's Workers. It refuses what Check refuses of any, before
-// any work.
+// RunSweeps runs each sweep of ss (a []retrysim.Sweep) on one pool of the first sweep's Workers.
 func RunSweeps(ctx context.Context, ss any) ([]stats.Sweep, error) { return hooks.RunSweeps(ctx, ss) }
 
-// SweepPoints is the number of points of s's grid; it refuses what
-// Check refuses.
+// SweepPoints is the number of points of s's grid.
 func SweepPoints(s any) (int, error) { return hooks.SweepPoints(s) }
 
-// RunSweepPoints runs the points lo to hi-1 of s (0 <= lo <= hi <=
-// SweepPoints), the first axis varying slowest, and returns their
-// counters, for SweepOf. Progress counts the points of the slice.
+// RunSweepPoints runs the points lo to hi-1 of s and returns their counters, for SweepOf.
 func RunSweepPoints(ctx context.Context, s any, lo, hi int) ([]SweepPoint, error) {
 	return hooks.RunSweepPoints(ctx, s, lo, hi)
 }
 
-// SweepOf makes the rows of s, as RunSweep returns them, from the
-// counters of each of its points in grid order (RunSweepPoints'),
-// refusing points that are not one for each of the grid's, each with
-// the sweep's replicates, a counter a strategy, the jobs its point runs,
-// and counts no run of the point can have.
+// SweepOf makes the rows of s from its points' counters in grid order, refusing counters that are
+// not the grid's or that no run can have.
 func SweepOf(s any, points []SweepPoint) (stats.Sweep, error) { return hooks.SweepOf(s, points) }
 
-// SweepShown is how outputs show s's axis called name (a whole number,
-// a duration in seconds); s must name it.
+// SweepShown is how outputs show s's axis called name.
 func SweepShown(s any, name string) (stats.Axis, error) { return hooks.SweepShown(s, name) }
 
-// SweepValue is the value the axis or parameter called name has at a
-// point of s that does not vary it, in the axis's units.
+// SweepValue is the value the axis or parameter called name has at a point of s that does not vary it.
 func SweepValue(s any, name string) (float64, error) { return hooks.SweepValue(s, name) }
 
-// SweepWarning is the delivery model's warning at the first point of s
-// that has one, "" when none has or Check refuses s.
+// SweepWarning is the delivery model's warning at the first point of s that has one.
 func SweepWarning(s any) string { return hooks.SweepWarning(s) }
 
-// SettingDef is a setting retrysim.Override takes by a plain name: what it
-// means and what a run has without it, so that a command declares its flags
-// from Settings instead of repeating them.
+// SettingDef is a setting retrysim.Override takes by a plain name, from which a command declares its flag.
 type SettingDef struct {
 	// Name is the setting's name: p_fail, queue.backoff.base.
 	Name string
-	// Key is its path in a scenario file, and so in the errors of a file
-	// and of the queue's Check, where that is not Name:
-	// queue.backoff.policy for queue.backoff.
+	// Key is its path in a scenario file where that is not Name (queue.backoff.policy).
 	Key string
-	// Usage says what it means, its argument's name in backquotes, as
-	// package flag reads a flag's help; it names other settings by their
-	// names here (queue.store), which a command's help turns into its
-	// flags' names.
+	// Usage is its flag help, its argument's name in backquotes, naming other settings by Name.
 	Usage string
-	// Default is the value a run has when the setting is not given (the
-	// sign-up's p_fail and lost_reply, delivery.Defaults' queue), of the
-	// type retrysim.Override takes for it (retrysim.Setting.Value).
+	// Default is the value a run has without it, of the type retrysim.Override takes.
 	Default any
 	// Min and Max bound a count: an int Default.
 	Min, Max int
@@ -162,35 +118,29 @@ type SettingDef struct {
 	Delivery bool
 }
 
-// SweepPoint is one point's counters as RunSweepPoints returns them: a
-// replicate's, one a strategy in the order of the sweep's Strategies.
+// SweepPoint is one point's counters: a replicate's, one a strategy.
 type SweepPoint struct {
 	Replicates [][]stats.Counters `json:"replicates"`
 }
 
-// WriteShard writes sh as the command's shard option does, for the
-// command's merge to read on another machine: indented json, then a newline.
+// WriteShard writes sh as indented json, then a newline.
 func WriteShard(w io.Writer, sh stats.Shard) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(sh)
 }
 
-// DefaultSeed is the seed the command runs when given none: the seed of
-// the article's tables.
+// DefaultSeed is the seed of the article's tables, the command's default.
 const DefaultSeed = 1
 
-// MaxReplicates bounds an experiment's and a sweep's replicates: each
-// replicate keeps its metric values until the report is built.
+// MaxReplicates bounds an experiment's and a sweep's replicates.
 const MaxReplicates = 10_000
 
 // UnreadInJobModel is why retrysim's Unread names a setting only the
 // delivery model reads, in a run of the job model.
 const UnreadInJobModel = "only the delivery model reads it"
 
-// CheckExpect refuses expectations (Results' expect) asked of a run of the
-// delivery model, as a *schema.FieldError: the closed forms cover the Part
-// 5 model only. The command's table and merge both ask it.
+// CheckExpect refuses expectations of a run of the delivery model, which the closed forms do not cover.
 func CheckExpect(expect, delivery bool) error {
 	if expect && delivery {
 		return &schema.FieldError{Field: "expect", Msg: "the closed forms cover the Part 5 model, not the delivery model"}
@@ -198,12 +148,10 @@ func CheckExpect(expect, delivery bool) error {
 	return nil
 }
 
-// sweepDefaults are the values of a sweep's fixed axis that it leaves out,
-// in stats.Axes order.
+// sweepDefaults are the values a sweep runs of a fixed axis it leaves out, in stats.Axes order.
 var sweepDefaults = [...]float64{0.01, 0.005, 3, 1_000_000}
 
-// SweepDefault is the value of a sweep's fixed axis i (in stats.Axes
-// order) that a sweep leaving it out runs.
+// SweepDefault is the value a sweep runs of fixed axis i it leaves out.
 func SweepDefault(i int) float64 { return sweepDefaults[i] }
 
 // SweepSpec is what a sweep's fixed axis i (in stats.Axes order) accepts.
@@ -215,9 +163,7 @@ var sweepSpecs = [...]sweep.Spec{
 	{Kind: sweep.Whole, Min: 1, Max: limits.MaxAttempts}, {Kind: sweep.Whole, Min: 1, Max: limits.MaxJobs},
 }
 
-// SweepAxis is one of a sweep's fixed axes as a command declares its flag:
-// what its values mean, what each takes, and the value a sweep that leaves
-// it out runs.
+// SweepAxis is one of a sweep's fixed axes as a command declares its flag.
 type SweepAxis struct {
 	// Name is the axis's (stats.Axes): p_fail, lost_reply, attempts, jobs.
 	Name string
@@ -229,8 +175,7 @@ type SweepAxis struct {
 	Spec sweep.Spec
 }
 
-// Parse reads values of the axis: a value, a list or a range
-// start:stop:count, each one the axis takes.
+// Parse reads values of the axis: a value, a list or a range start:stop:count.
 func (a SweepAxis) Parse(values string) ([]float64, error) {
 	return sweep.Parse(values, a.Spec)
 }

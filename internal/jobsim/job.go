@@ -1,8 +1,6 @@
-// Package jobsim is the job model's providers as the engines see them: a Job
-// makes one job's calls, draws their outcomes from a stream and counts the side
-// effects they cause; StepAttempts, StepKeys and StepBackoff read a step's own
-// retry settings over the run's, and RetryResume is a strategy.Retry's fast
-// path, its resume from a step, which is no API.
+// Package jobsim is the job model's providers as the engines see them: a Job makes one job's calls,
+// draws their outcomes and counts their side effects; StepAttempts, StepKeys and StepBackoff read a
+// step's own retry settings over the run's, and RetryResume is a strategy.Retry's fast path.
 package jobsim
 
 import (
@@ -26,24 +24,21 @@ type seenKey struct {
 	key  provider.Key
 }
 
-// Job is one job's view of the scenario's providers: it makes the calls, draws
-// their outcomes from the stream, and counts the side effects they cause.
-// Reset starts the next job; a Job is reused so the engine allocates nothing a job.
+// Job is one job's view of the scenario's providers: it makes the calls, draws their outcomes and
+// counts their side effects; Reset reuses it for the next job.
 type Job struct {
 	steps    []step
 	policies []provider.StepRetry // nil when no step has a policy of its own
 	stream   *rng.Stream
 
-	// clean are the cuts a job's draws are tested against, in draw order, when
-	// every step is called once: a job whose draws all reach their cut sees no
-	// failure and no lost reply.
+	// clean are the cuts a clean job's draws (every step called once) are tested against, in draw
+	// order.
 	clean []uint64
 	// stepOf[k] is the step that takes draw k of a clean job, and
 	// firstDraw[i] the first draw of step i (firstDraw[n] is len(clean)).
 	stepOf    []int
 	firstDraw []int
-	// firstKeyed is the first step whose provider honours keys, or n: a clean
-	// start that reaches it would have to register a key, so Settle stops there.
+	// firstKeyed is the first step whose provider honours keys, or n, where Settle stops.
 	firstKeyed int
 
 	calls    int64
@@ -52,15 +47,12 @@ type Job struct {
 	done     [stats.MaxSteps]uint32
 	seen     []seenKey
 	fresh    provider.Key // the last fresh key handed out
-	// store says the strategy keeps the Part 5 store, which holds finished
-	// (bit i: step i's call succeeded) and reports those steps handled.
+	// store says the strategy keeps the Part 5 store of finished steps (bit i: step i).
 	store    bool
 	finished uint64
 }
 
-// New compiles the scenario's providers to draw from src, which it reads
-// ahead (the engines hand it a stream of their own that it reads in place).
-// The scenario must be valid.
+// New compiles the valid scenario's providers to draw from src, which it reads ahead.
 func New(s provider.Scenario, src rand.Source) *Job {
 	j := &Job{steps: make([]step, len(s.Steps)), stream: rng.StreamOf(src), firstKeyed: len(s.Steps), fresh: provider.StepKey}
 	for i, st := range s.Steps {
@@ -86,9 +78,8 @@ func New(s provider.Scenario, src rand.Source) *Job {
 	return j
 }
 
-// Clean returns the cuts of a job whose every step is called once, in draw
-// order: the job sees no failure and no lost reply exactly when each of its
-// draws is at or above its cut. Callers must not modify the slice.
+// Clean returns the cuts a clean job's draws are at or above, in draw order; callers must not
+// modify the slice.
 func (j *Job) Clean() []uint64 { return j.clean }
 
 // once is what done holds for steps that each did their work once.
@@ -99,12 +90,8 @@ var once = func() (o [stats.MaxSteps]uint32) {
 	return o
 }()
 
-// Settle counts the clean start of a freshly Reset job whose first event
-// (a draw below its cut in Clean) is draw k: every step before k's step was
-// called once, did its work and succeeded. It returns the step to resume from
-// and how many of the job's draws that start took, for the caller to skip. It
-// stops early at the first provider that honours keys, which a settled call
-// would have had to show the key.
+// Settle counts the clean start of a freshly Reset job whose first event is draw k, stopping at the first
+// provider that honours keys, and returns the step to resume from and the draws that start took.
 func (j *Job) Settle(k int) (from, draws int) {
 	from = min(j.stepOf[k], j.firstKeyed)
 	j.calls, j.effects = int64(from), int64(from)
@@ -116,23 +103,18 @@ func (j *Job) Settle(k int) (from, draws int) {
 // Steps is the number of steps in the scenario.
 func (j *Job) Steps() int { return len(j.steps) }
 
-// Retries are the steps' own retry settings, nil when no step sets any.
-// Callers must not modify the slice.
+// Retries are the steps' own retry settings, nil when no step sets any; callers must not modify the slice.
 func (j *Job) Retries() []provider.StepRetry { return j.policies }
 
-// UseStore gives the job the Part 5 store, or none: the store's one switch
-// in the Part 5 engines, which set it from the strategy (Strategy.UsesStore).
+// UseStore gives the job the Part 5 store, or none.
 func (j *Job) UseStore(on bool) { j.store = on }
 
-// Enter reports whether the Part 5 store, when the job keeps one, holds step
-// i as finished, so that a strategy skips it. It has nothing to do else: the
-// Part 5 model has no crashes.
+// Enter reports whether the job's Part 5 store holds step i as finished.
 func (j *Job) Enter(i int) bool {
 	return j.store && j.finished&(1<<(uint(i)&(stats.MaxSteps-1))) != 0
 }
 
-// Guarded reports whether the job keeps the Part 5 store, the only thing
-// Enter can report.
+// Guarded reports whether the job keeps the Part 5 store.
 func (j *Job) Guarded() bool { return j.store }
 
 // FreshKey returns a key no call of this job has sent.
@@ -141,8 +123,7 @@ func (j *Job) FreshKey() provider.Key {
 	return j.fresh
 }
 
-// Backoff does nothing: the Part 5 model has no time, and its draws do not
-// depend on the waits.
+// Backoff does nothing: the Part 5 model has no time.
 func (j *Job) Backoff(int, int) {}
 
 // Call calls the provider of step i with key and reports what the caller saw.
@@ -171,9 +152,8 @@ func (j *Job) Call(i int, key provider.Key) provider.Reply {
 	return provider.ReplyOK
 }
 
-// RolledBack counts a call that ran but whose work was rolled back before it
-// could commit (a lease taken over while it ran): it is paid for, it leaves
-// no side effect, and it draws nothing, since its outcome does not matter.
+// RolledBack counts a call whose work was rolled back before it committed: paid for, no side
+// effect, no draw.
 func (j *Job) RolledBack() { j.calls++ }
 
 // firstUse records key for step i and reports whether it was new.
@@ -193,8 +173,8 @@ func (j *Job) Effects() int64 { return j.effects }
 // Done reports how many times step i's side effect has happened in this job.
 func (j *Job) Done(i int) uint32 { return j.done[i] }
 
-// DoneBySteps reports how many times each step's side effect has happened in
-// this job, a step an element. Callers must not modify the slice.
+// DoneBySteps reports how many times each step's side effect has happened; callers must not modify
+// the slice.
 func (j *Job) DoneBySteps() []uint32 { return j.done[:len(j.steps)] }
 
 // Calls reports how many calls this job has made, failed ones included.
@@ -211,8 +191,7 @@ func (j *Job) Reset() {
 	j.fresh, j.finished = provider.StepKey, 0 // fresh keys count up from the step's key
 }
 
-// Policies are s's steps' own policies, one a step, or nil when no step
-// sets any.
+// Policies are s's steps' own policies, or nil when no step sets any.
 func Policies(s provider.Scenario) []provider.StepRetry {
 	for _, st := range s.Steps {
 		if st.Retry != (provider.StepRetry{}) {

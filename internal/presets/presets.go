@@ -15,10 +15,8 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// Preset is a fixed set of cases run instead of a comparison of strategies:
-// each case is its own configuration, and the report a row a case. Its
-// cases are retrysim.Experiments of the job and delivery models, run by
-// retrysim.Run with the few settings Run takes from the caller.
+// Preset is a fixed set of cases run instead of a comparison of strategies, each case a
+// retrysim.Experiment and a row of the report.
 type Preset struct {
 	Name string
 	// Doc says what the preset runs, for a command's help.
@@ -26,8 +24,7 @@ type Preset struct {
 	run func(ctx context.Context, p PresetRun) (stats.Cases, error)
 }
 
-// PresetRun is what a preset takes from its caller; everything else is the
-// preset's own.
+// PresetRun is what a preset takes from its caller.
 type PresetRun struct {
 	Jobs     int64
 	Attempts int
@@ -37,10 +34,8 @@ type PresetRun struct {
 	Workers           int
 }
 
-// Reads are the settings a preset takes from its caller (PresetRun's
-// fields), named as an Experiment's settings are (FieldError's paths: jobs,
-// attempts, seed, generator, engine, workers): any other is the preset's
-// own, and a command refuses it rather than drop it.
+// Reads are the settings a preset takes from its caller, by their Experiment paths; a command
+// refuses any other.
 func (p Preset) Reads() []string {
 	return []string{"jobs", "attempts", "seed", "generator", "engine", "workers"}
 }
@@ -48,8 +43,7 @@ func (p Preset) Reads() []string {
 // Run runs the preset's cases.
 func (p Preset) Run(ctx context.Context, r PresetRun) (stats.Cases, error) { return p.run(ctx, r) }
 
-// Presets are the presets, in the order a command's help lists them. Each call returns
-// a new slice, so no caller can change another's.
+// Presets are the presets in help's order, a new slice each call.
 func Presets() []Preset {
 	return []Preset{{
 		Name: "sqlite-check",
@@ -68,9 +62,8 @@ func LookupPreset(name string) (Preset, error) {
 	return Preset{}, fmt.Errorf("unknown preset %q (want sqlite-check)", name)
 }
 
-// sqliteCheck runs the SQLite check's cases (sqlitecheck.Cases), each
-// forced, over r's jobs with a per-step retry, then the same cases with the
-// lease store: a row a case and one for the lease fix over all of them.
+// sqliteCheck runs the SQLite check's cases, each forced, with a per-step retry, then with the
+// lease store: a row a case and one for the lease fix.
 func sqliteCheck(ctx context.Context, r PresetRun) (stats.Cases, error) {
 	cases := sqlitecheck.Cases()
 	retry := strategy.Retry{Scope: strategy.EachStep, Attempts: r.Attempts}

@@ -111,10 +111,10 @@ func deliveryComparisons(plain, skip stats.Counters) []comparison {
 	var out []comparison
 	for _, m := range stats.Metrics()[1:] {
 		ep, es := m.Estimate(&plain, false), m.Estimate(&skip, false)
-		sp, ss := m.SE(&plain, ep.Value), m.SE(&skip, es.Value)
+		sp, ss := se(m, &plain, ep.Value), se(m, &skip, es.Value)
 		if m.Name == "failed_rate" || m.Name == "duplicate_rate" {
 			pooled := (ep.Value + es.Value) / 2
-			sp, ss = m.SE(&plain, pooled), m.SE(&skip, pooled)
+			sp, ss = se(m, &plain, pooled), se(m, &skip, pooled)
 		}
 		out = append(out, comparison{m.Name, ep.Value, es.Value, math.Hypot(sp, ss)})
 	}

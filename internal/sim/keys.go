@@ -7,12 +7,8 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// KeysInVain reports, for each of strategies, whether it sends an
-// idempotency key (a new one or the same one, by its key mode or a step's
-// own) although no step of sc honours keys: no provider reads the key, so
-// the strategy gives the numbers it would with no key. A strategy other
-// than a Retry is never reported: what it sends cannot be known without
-// running it.
+// KeysInVain reports, for each strategy.Retry, whether it sends an idempotency key although no step
+// of sc honours keys.
 func KeysInVain(sc provider.Scenario, strategies []strategy.Strategy) []bool {
 	vain := make([]bool, len(strategies))
 	for _, st := range sc.Steps {

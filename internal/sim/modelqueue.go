@@ -14,10 +14,8 @@ import (
 	"github.com/retrysim/retrysim/provider"
 )
 
-// modelKeys are the keys under which a shard file's model.queue writes
-// setting s: its name with _ for ., a time in whole nanoseconds (_ns), a
-// latency as its median and its p99 (_ns, _p99_ns), an enumeration by its
-// value's name.
+// modelKeys are the keys of setting s in a shard's model.queue: its name with _ for ., a time in
+// _ns, a latency in _ns and _p99_ns.
 func modelKeys(s decl.Setting[delivery.Config]) []string {
 	key := strings.ReplaceAll(s.Name, ".", "_")
 	switch s.Kind {
@@ -29,9 +27,7 @@ func modelKeys(s decl.Setting[delivery.Config]) []string {
 	return []string{key}
 }
 
-// modelSettings are decl.Settings[delivery.Config] in the order a shard's model.queue
-// writes them: the queue's own (a Key with no dot) first, then its
-// mapping's (the backoff's), each in the table's order.
+// modelSettings are the queue's settings in model.queue's order: its own first, then its backoff's.
 func modelSettings() []decl.Setting[delivery.Config] {
 	ss := decl.Settings[delivery.Config]()
 	slices.SortStableFunc(ss, func(a, b decl.Setting[delivery.Config]) int {
@@ -47,8 +43,7 @@ func modelSettings() []decl.Setting[delivery.Config] {
 	return ss
 }
 
-// modelQueue is q as a shard's model writes it: each setting of
-// decl.Settings[delivery.Config] under its keys (modelKeys), in modelSettings' order.
+// modelQueue is q as a shard's model writes it.
 func modelQueue(q delivery.Config) stats.Settings {
 	m := stats.Settings{}
 	for _, s := range modelSettings() {
@@ -75,10 +70,8 @@ func modelQueue(q delivery.Config) stats.Settings {
 	return m
 }
 
-// queueOf is the delivery model m holds, unchecked: every setting of
-// decl.Settings[delivery.Config] under its keys (modelKeys), of its kind's type, and no
-// other key. What is wrong is refused as a *schema.FieldError naming the
-// key under queue (queue.ttl_ns).
+// queueOf is the delivery model m holds, unchecked, refusing what is wrong as a *schema.FieldError
+// under queue (queue.ttl_ns).
 func queueOf(m stats.Settings) (delivery.Config, error) {
 	var c delivery.Config
 	read := map[string]bool{}

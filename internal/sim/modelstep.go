@@ -13,12 +13,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// modelStep is st as a shard's model writes it: its name, then each setting
-// of decl.StepSettings under its key, in the table's order: a number or
-// a flag as itself, a latency as its median and p99 in whole nanoseconds
-// (_ns, _p99_ns), a whole number as an int64 and a key mode as its name,
-// each left out at 0 or nil (the step keeps the run's), and a backoff as
-// its policy's name, base_ns and cap_ns, left out at nil.
+// modelStep is st as a shard's model writes it: its name, then its decl.StepSettings by key, a
+// latency as _ns and _p99_ns, the step's own policy left out where it keeps the run's.
 func modelStep(st provider.Step) stats.ModelStep {
 	ms := stats.ModelStep{Name: st.Name, Settings: stats.Settings{}}
 	put := func(key string, v any) { ms.Settings = append(ms.Settings, stats.Setting{Key: key, Value: v}) }
@@ -49,11 +45,8 @@ func modelStep(st provider.Step) stats.ModelStep {
 	return ms
 }
 
-// stepOf is the step ms holds, unchecked: each setting of
-// decl.StepSettings under its keys (modelStep), of its type, and no
-// other key; a whole number, a key mode and a backoff may be left out (the
-// step keeps the run's), nothing else may. What is wrong is refused as a
-// *schema.FieldError naming the key under path (steps[1].p_fail).
+// stepOf is the step ms holds, unchecked, refusing a key of the wrong type, unknown or missing as a
+// *schema.FieldError under path (steps[1].p_fail).
 func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 	st := provider.Step{Name: ms.Name}
 	read := map[string]bool{}
@@ -161,8 +154,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 	return st, nil
 }
 
-// backoffOf is the backoff a step's model holds under path: an object of
-// its policy's name, base_ns and cap_ns, and no other key.
+// backoffOf is the backoff a step's model holds under path: policy, base_ns and cap_ns only.
 func backoffOf(v any, path string) (*backoff.Schedule, error) {
 	m, ok := v.(stats.Settings)
 	if !ok {

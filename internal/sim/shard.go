@@ -6,7 +6,6 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 
 	"github.com/retrysim/retrysim/internal/fieldpath"
-	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -51,15 +50,8 @@ func ParseEngine(name string) (Engine, error) {
 	return Auto, fmt.Errorf("unknown engine %q (want auto, plain or skip)", name)
 }
 
-// ShardConfig checks a shard (stats.Shard.Check) and rebuilds the run it is
-// a slice of: its model (FromModel), or the built-in sign-up at its rates,
-// with its generator, engine, seed and strategies. The shard must be what running that configuration
-// writes: parameters valid as the flags take them (limits.Probability,
-// CheckJobs, CheckAttempts, rng.Lookup, ParseEngine, strategy.Parse,
-// Shard.Check), the engine as the run resolves it, each row labelled as its
-// strategy, and each row's jobs those of the slice (Config.ShardJobs). A
-// strategy that sets its own limits (stats.Row.OwnStrategy) it cannot
-// rebuild: only the program that ran it can merge its shards.
+// ShardConfig checks a shard and rebuilds the run it is a slice of, refusing what running that
+// configuration would not write; it cannot rebuild a strategy that sets its own limits.
 func ShardConfig(sh stats.Shard) (Config, error) {
 	if err := sh.Check(); err != nil {
 		return Config{}, err
@@ -69,18 +61,7 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 			return Config{}, fmt.Errorf("rows[%d].own_strategy: %q is not a strategy.Retry, and a shard does not carry its code: merge its shards in the Go program that ran them (retrysim's Experiment.Merger)", i, r.Label)
 		}
 	}
-	p := sh.Params
-	for _, f := range []struct {
-		name string
-		p    float64
-	}{{"p_fail", p.PFail}, {"lost_reply", p.LostReply}} {
-		if err := limits.Probability(f.p); err != nil {
-			return Config{}, fmt.Errorf("%s: %w", f.name, err)
-		}
-	}
-	if err := CheckJobs(p.Jobs); err != nil {
-		return Config{}, fmt.Errorf("jobs: %w", err)
-	}
+	p := sh.Params // sh.Check has held jobs, probabilities and replicates to what a run writes
 	if err := CheckAttempts(p.Attempts); err != nil {
 		return Config{}, fmt.Errorf("attempts: %w", err)
 	}
@@ -109,8 +90,6 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 		return Config{}, fmt.Errorf("scenario: %q, but the model is %q", p.Scenario, cfg.Scenario.Name)
 	case p.Steps != len(cfg.Scenario.Steps):
 		return Config{}, fmt.Errorf("steps: %d, but the %s scenario has %d", p.Steps, cfg.Scenario.Name, len(cfg.Scenario.Steps))
-	case p.Replicates != 1:
-		return Config{}, fmt.Errorf("replicates: %d, but a shard holds one replicate", p.Replicates)
 	case engine != cfg.EngineUsed():
 		return Config{}, fmt.Errorf("engine: %s, but a run with %s draws with %s", engine, gen.Name, cfg.EngineUsed())
 	}
@@ -138,8 +117,7 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 	return cfg, nil
 }
 
-// ModelOf is the model a shard carries for a run of sc and, when not nil,
-// the delivery model q: what FromModel rebuilds them from.
+// ModelOf is the model a shard carries for a run of sc and, when not nil, q.
 func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
 	m := &stats.Model{Name: sc.Name, Noun: sc.Noun}
 	for _, st := range sc.Steps {
@@ -154,10 +132,8 @@ func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
 	return m
 }
 
-// FromModel rebuilds the scenario and the delivery model (nil without a
-// queue) of m, refusing, as a *schema.FieldError naming the field, what the validators of the
-// flags and scenario files refuse (scenariocheck.Scenario,
-// delivery.Config.Check).
+// FromModel rebuilds the scenario and delivery model (nil without a queue) of m, refusing what the
+// flags and scenario files refuse, as a *schema.FieldError.
 func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
 	sc := provider.Scenario{Name: m.Name, Noun: m.Noun}
 	for i, st := range m.Steps {

@@ -1,22 +1,14 @@
-// Package sim is the engine: it runs N jobs of a scenario through each strategy
-// and sums integer counters. It owns parallelism and determinism; what a call
-// does is package provider's, and how a delivery retries is package strategy's.
+// Package sim is the engine: it runs N jobs of a scenario through each strategy and sums integer
+// counters, owning parallelism and determinism; what a call does is package provider's, how a
+// delivery retries package strategy's.
 //
-// Jobs are cut into blocks of BlockJobs, each with its own random stream derived
-// from (seed, block), and every strategy sees the same streams (common random
-// numbers, so differences between rows are not noise between streams). Workers
-// take (configuration, strategy, block) tasks in any order; since counters are
-// integers and addition is exact, the sums do not depend on the number of
-// workers, and shards of the blocks add up to the whole. A sequential
-// generator (mulberry32) has one stream a run: each strategy is one task over
-// all jobs in order, and strategies run in parallel.
+// Jobs are cut into blocks of BlockJobs, each with its own random stream from (seed, block), and
+// every strategy sees the same streams (common random numbers). Workers take (configuration,
+// strategy, block) tasks in any order; integer sums do not depend on the number of workers, and
+// shards add up to the whole. A sequential generator (mulberry32) has one stream a run.
 //
-// Three ways to run a block: the plain engine draws every number of every job;
-// the skip engine (skip.go) draws only the jobs in which something happens;
-// the delivery model (package delivery) runs each job's deliveries in virtual
-// time, with the plain engine or, where its queue repeats requests or crashes,
-// the skip engine (runJobsDeliverySkip). Memory does not grow with the number
-// of jobs: a worker keeps one Job's state, for the configuration it is on.
+// A block runs on the plain engine (every draw), the skip engine (skip.go: only jobs in which something
+// happens), or the delivery model in virtual time. Memory does not grow with the number of jobs.
 package sim
 
 import (
@@ -44,23 +36,18 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// BlockJobs is the number of jobs that share one random stream. It is part of
-// what a seed means: changing it changes every pcg and xexp result.
+// BlockJobs is the number of jobs that share one random stream; changing it changes what a pcg or
+// xexp seed means.
 const BlockJobs = 1 << 16
 
-// MaxJobs bounds a run so that no counter can overflow: a job makes at most
-// stats.MaxSteps x MaxAttempts calls. Shard files are held to it too
-// (stats.Shard.Check).
+// MaxJobs bounds a run so that no counter can overflow.
 const MaxJobs = limits.MaxJobs
 
-// MaxAttempts bounds the attempts a strategy may make: the bound a step's
-// own attempts have too.
+// MaxAttempts bounds a strategy's attempts, and a step's own.
 const MaxAttempts = limits.MaxAttempts
 
-// checkEvery is how much work, counted in jobs and calls, a worker does
-// between two looks at its context, plus the rest of the job it is on: well
-// under a millisecond, so that a cancelled run stops within a second, and
-// one look per thousands of jobs costs nothing measurable.
+// checkEvery is how much work, in jobs and calls, a worker does between looks at its context: well
+// under a millisecond.
 const checkEvery = 1 << 12
 
 // Config is one run.
@@ -74,22 +61,15 @@ type Config struct {
 	Workers int
 	// Engine is how jobs are drawn; the zero value picks the fastest allowed.
 	Engine Engine
-	// Shard, when Count > 1, runs only slice Index of Count equal slices of
-	// the blocks. Shards' counters add up to the whole run's exactly.
+	// Shard, when Count > 1, runs only slice Index of Count equal slices of the blocks.
 	Shard Shard
-	// Delivery, when set, runs every job through package delivery: time,
-	// repeated requests, crashes, visibility timeouts and a key store. It
-	// runs any strategy, and either engine.
+	// Delivery, when set, runs every job through package delivery.
 	Delivery *delivery.Config
 }
 
-// EngineUsed is the engine the run draws with, for every strategy: Engine
-// resolved for the generator; plain when Auto is asked for and a strategy
-// has no fast path (queue.ResumeOf), since the skip engine can only force
-// the first event of a job whose calls it knows until then; and, under the
-// delivery model, plain when Auto is asked for and the queue neither repeats
-// requests nor crashes, whose clean jobs the plain engine already counts
-// from their draws (queue.Runner.Settles), draw for draw.
+// EngineUsed is the engine the run draws with: Engine resolved for the generator, and plain for
+// Auto when a strategy has no fast path or a delivery run neither repeats nor crashes (whose clean
+// jobs plain already settles).
 func (cfg Config) EngineUsed() Engine {
 	if cfg.Engine == Auto && (!allStraight(cfg.Strategies) || cfg.Delivery != nil && cfg.Delivery.RepeatP == 0 && cfg.Delivery.CrashP == 0) {
 		return Plain
@@ -97,8 +77,7 @@ func (cfg Config) EngineUsed() Engine {
 	return cfg.Engine.Resolve(cfg.Generator)
 }
 
-// allStraight reports whether every strategy has a fast path
-// (queue.ResumeOf).
+// allStraight reports whether every strategy has a fast path.
 func allStraight(ss []strategy.Strategy) bool {
 	for _, s := range ss {
 		if queue.ResumeOf(s) == nil {
@@ -113,9 +92,8 @@ type Shard struct {
 	Index, Count int
 }
 
-// Run simulates cfg.Jobs jobs through every strategy and returns one Counters a
-// strategy, in order. It stops early with ctx's error if ctx is cancelled,
-// and with a *schema.PanicError if a strategy panics.
+// Run simulates cfg and returns one Counters a strategy; it stops with ctx's error, or a
+// *schema.PanicError if a strategy panics.
 func Run(ctx context.Context, cfg Config) ([]stats.Counters, error) {
 	out, err := RunAll(ctx, []Config{cfg}, cfg.Workers, nil)
 	if err != nil {
@@ -164,8 +142,7 @@ func (cfg Config) check() error {
 	return nil
 }
 
-// blocks returns the first and end block of cfg's slice of jobs, and how many
-// jobs a block holds.
+// blocks returns the first and end block of cfg's slice, and the jobs a block holds.
 func (cfg Config) blocks() (first, end, jobsEach int64) {
 	if cfg.Generator.Sequential {
 		return 0, 1, cfg.Jobs
@@ -184,16 +161,10 @@ func (cfg Config) ShardJobs() int64 {
 	return max(0, min(end*each, cfg.Jobs)-first*each)
 }
 
-// RunAll runs several configurations as one pool of (config, strategy, block)
-// tasks over workers (0 means GOMAXPROCS), so that small runs, replicates and
-// sweep points keep every core busy together. progress, if not nil, is called
-// from the workers after each task with the tasks done and the total.
-//
-// A strategy's Run is called from every worker at once. A panic in it stops
-// the run, which returns a *schema.PanicError (that of the first task, in
-// task order, of those that panicked before the run stopped); once ctx is
-// done, every Calls method a strategy other than strategy.Retry uses
-// unwinds it (strategy.ErrStopped), and the run returns ctx's error.
+// RunAll runs several configurations as one pool of tasks over workers (0: GOMAXPROCS), calling
+// progress, if not nil, after each task. A strategy's panic stops the run with the first task's
+// *schema.PanicError; once ctx is done, a strategy other than strategy.Retry is unwound
+// (strategy.ErrStopped).
 func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done, total int64)) ([][]stats.Counters, error) {
 	total := make([][]stats.Counters, len(cfgs))
 	err := RunEach(ctx, cfgs, workers, progress, func(k int, c []stats.Counters) { total[k] = slices.Clone(c) })
@@ -203,14 +174,9 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 	return total, nil
 }
 
-// RunEach is RunAll handing each configuration's counters, one a strategy, to
-// finish as soon as its last task is done, one call at a time, in the order
-// the configurations complete. It keeps nothing of a configuration after that
-// call: the counters of the configurations in progress (at most workers + 1)
-// and a worker's state for the configuration it is on, so that a sweep or a
-// run of replicates holds only what finish keeps of each point. The counters
-// are the next configuration's once finish returns (89 KB a strategy, not
-// allocated again for each of a sweep's points): finish copies what it keeps.
+// RunEach is RunAll handing each configuration's counters to finish as its last task is done, one
+// call at a time, and keeping nothing of it after; the counters are reused once finish returns, so
+// finish copies what it keeps.
 func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done, total int64), finish func(k int, c []stats.Counters)) error {
 	first := make([]int64, len(cfgs)+1) // first[k] is config k's first task
 	for k, cfg := range cfgs {
@@ -223,8 +189,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 	tasks := first[len(cfgs)]
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	// failed is the panic of the earliest task that panicked, and failedAt
-	// that task; guarded by mu.
+	// failed is the earliest task's panic, failedAt that task; guarded by mu.
 	var failed error
 	failedAt := tasks
 	if workers <= 0 {
@@ -237,9 +202,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 		}
 	}
 
-	// open holds the counters of the configurations in progress and the
-	// tasks each still has to add; guarded by mu. A task is at least a block
-	// of jobs, so mu is rarely contended.
+	// open holds the configurations in progress; guarded by mu, rarely contended.
 	type partial struct {
 		c    []stats.Counters
 		left int64
@@ -252,18 +215,13 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 	for range workers {
 		wg.Go(func() {
 			stream, lat := new(rng.Stream), new(rng.Stream)
-			// The state of the configuration this worker is on, reused
-			// across its blocks. Tasks are handed out in order and a
-			// configuration's tasks are consecutive, so a worker never
-			// comes back to a configuration it has left.
+			// Tasks come in order, so a worker never returns to a configuration it left.
 			cur := -1
 			var j *jobsim.Job
 			var sk *skipper
 			var runners []*queue.Runner // by strategy: a runner keeps nothing from job to job
 			var skippers []*skipper     // by strategy, of its runner's Cuts, for the skip engine
-			// c is the block's counters, the worker's own: a block's engine
-			// zeroes it once, where a Counters returned by value (89 KB with
-			// its histograms) was zeroed and copied three times a block.
+			// c is the worker's own, zeroed once a block, not copied (89 KB).
 			var c stats.Counters
 			closeRunners := func() {
 				for _, x := range runners {
@@ -362,11 +320,8 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 	return ctx.Err()
 }
 
-// reset makes c the counters of a block of n jobs yet to run, zero but for
-// Jobs, clearing a completion histogram only when it counted something: the
-// job model never fills them, and clearing the whole 89 KB every block was
-// about 1% of a -jobs 1e7 table (TestResetZeroesEveryCounter holds it to
-// stats.Counters{Jobs: n}).
+// reset makes c zero but for Jobs n, clearing a histogram only when it counted something
+// (TestResetZeroesEveryCounter).
 func reset(c *stats.Counters, n int64) {
 	c.Jobs, c.Failed, c.Calls, c.RepeatedSteps, c.DuplicateUsers = n, 0, 0, 0, 0
 	c.CallsSq, c.RepeatedSq = stats.Wide{}, stats.Wide{}
@@ -380,10 +335,8 @@ func reset(c *stats.Counters, n int64) {
 	}
 }
 
-// recovered turns what a job's strategy panicked with, v, into the error a
-// block returns: strategy.ErrStopped as it is (the run was stopped, and the
-// strategy unwound), anything else a *schema.PanicError naming s, the job
-// and the step.
+// recovered is the error a block returns for a strategy's panic v: strategy.ErrStopped as it is,
+// else a *schema.PanicError naming s, the job and the step.
 func recovered(v any, s strategy.Strategy, job int64, step int) error {
 	if v == strategy.ErrStopped {
 		return strategy.ErrStopped
@@ -400,21 +353,8 @@ func recovered(v any, s strategy.Strategy, job int64, step int) error {
 	return e
 }
 
-// builtin reports whether s is the built-in strategy.Retry, which ends on its
-// own after a bounded number of calls: the engines run it on their own Calls,
-// with no look at the context a call, and any other strategy on a guard.
-func builtin(s strategy.Strategy) bool {
-	switch s.(type) {
-	case strategy.Retry, *strategy.Retry:
-		return true
-	}
-	return false
-}
-
-// guard is the Calls a strategy other than the built-in Retry runs on in the
-// Part 5 engines: the Job's, each method first looking whether the run is
-// stopped, to unwind the strategy with strategy.ErrStopped if so, and
-// recording the step it is at for a schema.PanicError.
+// guard is the Calls any other strategy runs on: the Job's, each method unwinding a stopped run and
+// recording the step for a schema.PanicError.
 type guard struct {
 	j    *jobsim.Job
 	done <-chan struct{}
@@ -430,35 +370,28 @@ func (g *guard) check() {
 	}
 }
 
-// Steps is the Job's, as strategy.Calls describes.
 func (g *guard) Steps() int { g.check(); return g.j.Steps() }
 
-// Retries is the Job's, as strategy.Calls describes.
 func (g *guard) Retries() []provider.StepRetry { g.check(); return g.j.Retries() }
 
-// Enter is the Job's, as strategy.Calls describes.
 func (g *guard) Enter(i int) bool { g.check(); g.step = i; return g.j.Enter(i) }
 
-// Guarded is the Job's, as strategy.Calls describes.
 func (g *guard) Guarded() bool { g.check(); return g.j.Guarded() }
 
-// Call is the Job's, as strategy.Calls describes.
 func (g *guard) Call(i int, key provider.Key) provider.Reply {
 	g.check()
 	g.step = i
 	return g.j.Call(i, key)
 }
 
-// FreshKey is the Job's, as strategy.Calls describes.
 func (g *guard) FreshKey() provider.Key { g.check(); return g.j.FreshKey() }
 
-// Backoff is the Job's, as strategy.Calls describes.
 func (g *guard) Backoff(i, n int) { g.check(); g.j.Backoff(i, n) }
 
-// calls is the Calls s runs on over j: j itself for the built-in Retry, with
-// a nil guard, and a guard for any other strategy.
+// calls is the Calls s runs on over j, and its guard, nil for the built-in Retry.
 func calls(ctx context.Context, j *jobsim.Job, s strategy.Strategy) (strategy.Calls, *guard) {
-	if builtin(s) {
+	switch s.(type) {
+	case strategy.Retry, *strategy.Retry: // the built-in Retry ends on its own
 		return j, nil
 	}
 	g := &guard{j: j, done: ctx.Done(), step: -1}
@@ -480,13 +413,10 @@ func (g *guard) reset() {
 	}
 }
 
-// settleDeliveries lets runJobsDelivery count clean jobs without running
-// them; tests turn it off to check that this changes nothing.
+// settleDeliveries lets runJobsDelivery count clean jobs without running them; tests turn it off.
 var settleDeliveries = true
 
-// anyBelow reports whether any draw of d falls below its cut: whether a job
-// whose draws these are has an event. It is branch-free over the draws, which
-// at the article's rates are clean nine jobs in ten.
+// anyBelow reports, branch-free, whether any draw of d falls below its cut: whether the job has an event.
 func anyBelow(d, cuts []uint64) bool {
 	d = d[:len(cuts)]
 	var event uint64
@@ -497,14 +427,9 @@ func anyBelow(d, cuts []uint64) bool {
 	return event != 0
 }
 
-// runJobsDelivery runs n jobs through the delivery model. Where the runner
-// allows it (queue.Runner.Settles), a job whose draws are all clean is
-// counted from them and its latencies, as runJobs does (one delivery, every
-// step once), and any other resumes at its first event. Once ctx is done it
-// returns within checkEvery jobs and calls (x, told to stop when ctx is
-// done, ends a job within its own checkEvery events), its counters then
-// meaningless. A panic of the strategy is its error (recovered), job0 being
-// the index of the block's first job in the run.
+// runJobsDelivery runs n jobs through the delivery model, counting clean jobs from their draws
+// where the runner allows it. Once ctx is done it returns within checkEvery jobs and calls, its
+// counters meaningless; a strategy's panic is its error, job0 the block's first job.
 func runJobsDelivery(ctx context.Context, c *stats.Counters, x *queue.Runner, j *jobsim.Job, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64
 	defer func() {
@@ -517,9 +442,7 @@ func runJobsDelivery(ctx context.Context, c *stats.Counters, x *queue.Runner, j 
 	cuts := j.Clean()
 	k := len(cuts)
 	var clean, work int64
-	// The clean jobs' completion times come in runs of the same time (every
-	// one of them, when no latency is random): each run is counted at its
-	// end, in one AddN, not job by job.
+	// Clean jobs' completion times come in runs of one time, each counted in one AddN.
 	var last time.Duration
 	var same int64
 	for ; job < n; job++ {
@@ -554,8 +477,7 @@ func runJobsDelivery(ctx context.Context, c *stats.Counters, x *queue.Runner, j 
 	return nil
 }
 
-// addDelivery counts a job of the delivery model that ran, with outcome out,
-// its calls and side effects in j.
+// addDelivery counts a job of the delivery model that ran, with outcome out.
 func addDelivery(c *stats.Counters, out queue.Outcome, j *jobsim.Job, watched int) {
 	if out.Failed {
 		c.Failed++
@@ -570,10 +492,8 @@ func addDelivery(c *stats.Counters, out queue.Outcome, j *jobsim.Job, watched in
 	}
 }
 
-// settleJob runs a job whose outcome draws d, tested against cuts, may be
-// settled: a clean one that ends before the visibility timeout is counted
-// from its draws (true; the caller takes them), any other job resumes at its
-// first event.
+// settleJob counts a clean job that ends before the visibility timeout from its draws d (true), and
+// resumes any other at its first event.
 func settleJob(x *queue.Runner, d, cuts []uint64) (queue.Outcome, bool) {
 	if !anyBelow(d, cuts) {
 		if t, ok := x.Clean(); ok {
@@ -588,17 +508,9 @@ func settleJob(x *queue.Runner, d, cuts []uint64) (queue.Outcome, bool) {
 	return x.RunFrom(first), false
 }
 
-// RunJobs runs n jobs one after another through strat, drawing from stream,
-// and returns their counters. It is the sequential core that Run spreads over
-// workers, exposed for benchmarks and for users who bring their own streams.
-//
-// A Straight strategy's clean jobs (every draw at or above its cut, so nothing
-// fails and nothing is repeated) are settled from their draws without running
-// the strategy: they take the same draws and add the same counters, and at the
-// article's rates they are nine jobs in ten. The others resume at the step of
-// their first event, their clean start settled the same way.
-//
-// A panic of strat panics again, as a *schema.PanicError.
+// RunJobs runs n jobs one after another through strat, drawing from stream, for benchmarks; a
+// Straight strategy's clean jobs are settled from their draws. A panic of strat panics again, as a
+// *schema.PanicError.
 func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
 	var c stats.Counters
 	if err := runJobs(context.Background(), &c, jobsim.New(sc, stream), strat, stream, n, sc.Watched[0].Step, 0); err != nil {
@@ -607,10 +519,8 @@ func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, 
 	return c
 }
 
-// runJobs is RunJobs on a Job already bound to stream; watched is the step
-// whose duplicates DuplicateUsers counts, and job0 the index of the first
-// job in the run, for a schema.PanicError. Once ctx is done it returns
-// within checkEvery jobs and calls, its counters then meaningless.
+// runJobs is RunJobs on a Job bound to stream, watched the step DuplicateUsers counts and job0 the
+// first job's index; once ctx is done it returns within checkEvery jobs and calls.
 func runJobs(ctx context.Context, c *stats.Counters, j *jobsim.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64
 	cs, g := calls(ctx, j, strat)
@@ -665,10 +575,8 @@ func runJobs(ctx context.Context, c *stats.Counters, j *jobsim.Job, strat strate
 	return nil
 }
 
-// addJob counts into c one finished job's calls, repeated side effects and side
-// effects, and from done, how many times each step's side effect happened,
-// its repeats and duplicates step by step; watched is the step DuplicateUsers
-// counts. The caller counts its failure.
+// addJob counts into c one finished job but its failure, done being how many times each step's side
+// effect happened.
 func addJob(c *stats.Counters, calls, repeated, effects int64, done []uint32, watched int) {
 	c.SideEffects += effects
 	c.Calls += calls
@@ -689,8 +597,7 @@ func addJob(c *stats.Counters, calls, repeated, effects int64, done []uint32, wa
 	}
 }
 
-// addClean counts into c n clean jobs of steps steps: each called every step once,
-// did each step's work once, and succeeded.
+// addClean counts into c n clean jobs of steps steps.
 func addClean(c *stats.Counters, n, steps int64) {
 	c.Calls += n * steps
 	addWide(&c.CallsSq, uint64(n*steps*steps))

@@ -18,12 +18,10 @@ type Engine int
 const (
 	// Auto picks Skip where the run allows it and Plain otherwise.
 	Auto Engine = iota
-	// Plain draws every random number of every job, in order. It is the only
-	// engine for a sequential generator, whose output must match draw for draw.
+	// Plain draws every random number of every job, in order, as a sequential generator must.
 	Plain
-	// Skip draws how many clean jobs come before the next job in which
-	// something happens, settles them at once, and runs only that job, its
-	// first event forced. It is exact in distribution, not draw for draw.
+	// Skip draws how many clean jobs come before the next job with an event, settles them at once, and
+	// runs that job with its first event forced: exact in distribution, not draw for draw.
 	Skip
 )
 
@@ -43,15 +41,13 @@ func (e Engine) Resolve(g rng.Generator) Engine {
 	return e
 }
 
-// skipper holds what the skip engine needs to know about one job's clean
-// pattern: the probability of an event at each draw, and the distribution of
-// the first event given that there is one.
+// skipper holds the probability of an event at each draw of a job, and the law of the first event
+// given one.
 type skipper struct {
 	// logClean is log(1 - q), q the probability that a job has an event.
 	logClean float64
-	// shortCut is the cut below which a draw says the run of clean jobs is
-	// shorter than runTable (probability 1 - (1-q)^runTable); short runs are
-	// then drawn in O(1) from the alias table, long ones by a logarithm.
+	// shortCut is the cut below which a draw says the run of clean jobs is shorter than runTable,
+	// drawn from the alias table.
 	shortCut uint64
 	short    aliasTable
 	// first draws the position of a job's first event, given that it has one.
@@ -90,10 +86,8 @@ func newSkipper(cuts []uint64) *skipper {
 // runTable is how many short run lengths the alias table holds.
 const runTable = 64
 
-// cleanRun draws how many clean jobs come before the next job with an event:
-// geometric, P(g) = (1-q)^g q. A run shorter than runTable (one draw decides)
-// comes from the alias table; a longer one is runTable plus a fresh geometric,
-// the distribution being memoryless, drawn by inversion with a logarithm.
+// cleanRun draws the geometric number of clean jobs before the next job with an event: a short run
+// from the alias table, a longer one runTable plus a fresh geometric by inversion.
 func (sk *skipper) cleanRun(stream *rng.Stream) int64 {
 	if sk.logClean == 0 { // q = 0: no job ever has an event
 		return math.MaxInt64
@@ -109,9 +103,8 @@ func (sk *skipper) cleanRun(stream *rng.Stream) int64 {
 	return runTable + int64(g)
 }
 
-// aliasTable draws from a distribution over 0..len-1 (len a power of two) in
-// O(1) with Walker's alias method: one draw picks a column with its top bits
-// and, with the rest, the column's own value or its alias.
+// aliasTable draws from a distribution over 0..len-1 (len a power of two) in O(1) with Walker's
+// alias method.
 type aliasTable struct {
 	cut   []uint64 // keep the column when the draw's remaining bits are below
 	alias []int
@@ -151,8 +144,7 @@ func newAliasTable(weights []float64) aliasTable {
 	return t
 }
 
-// draw maps one draw to a value: its top bits pick the column, the rest
-// (shifted up to a full fraction) decide between the column and its alias.
+// draw maps one draw to a value: its top bits pick the column, the rest the column or its alias.
 func (t aliasTable) draw(u uint64) int {
 	i := int(u >> t.shift)
 	if u<<(64-t.shift) < t.cut[i] {
@@ -161,13 +153,8 @@ func (t aliasTable) draw(u uint64) int {
 	return t.alias[i]
 }
 
-// runJobsSkip is runJobs for the skip engine, strat having a fast path
-// (queue.ResumeOf). Each draw of a job is compared
-// with its own cut and nothing else, so only which side of the cut a draw
-// falls on matters: the forced draws before the first event are the largest
-// value (no event) and the forced event is 0, and every later draw is fresh.
-// Once ctx is done it returns within checkEvery jobs with an event and their
-// calls, its counters then meaningless.
+// runJobsSkip is runJobs for the skip engine: only which side of its cut a draw falls on matters, so the
+// forced draws before the first event are the largest value, the event 0, and later draws fresh.
 func runJobsSkip(ctx context.Context, c *stats.Counters, j *jobsim.Job, sk *skipper, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64 // the job with an event in progress, from the block's first
 	cs, gd := calls(ctx, j, strat)
@@ -210,10 +197,8 @@ func runJobsSkip(ctx context.Context, c *stats.Counters, j *jobsim.Job, sk *skip
 	return nil
 }
 
-// forced is a draw on one side of cut, made from the fresh draw u: uniform
-// over the 53-bit draws below cut if event, at or above it if not, so that
-// whatever compares it, with its own cut or another's, sees a draw of the
-// law the plain engine's would have had on that side.
+// forced is a draw from u uniform over the 53-bit draws below cut if event, at or above it if not:
+// of the plain engine's law on that side, whatever compares it.
 func forced(u, cut uint64, event bool) uint64 {
 	below := cut>>11 + min(cut&(1<<11-1), 1) // the 53-bit draws v with v<<11 < cut
 	if event {
@@ -224,10 +209,8 @@ func forced(u, cut uint64, event bool) uint64 {
 	return (below + v) << 11
 }
 
-// runForced runs one job of x from time zero, its first len(sides) draws
-// forced to the sides of cuts they name (true: below, an event), and takes
-// whatever of those draws the job left, so that the next job starts on fresh
-// draws.
+// runForced runs one job of x from time zero, its first draws forced to the sides of cuts, and
+// takes the forced draws the job left.
 func runForced(x *queue.Runner, sk *skipper, stream *rng.Stream, cuts []uint64, sides int, event bool) queue.Outcome {
 	sk.forced = sk.forced[:0]
 	for i := range sides {
@@ -242,17 +225,9 @@ func runForced(x *queue.Runner, sk *skipper, stream *rng.Stream, cuts []uint64, 
 	return out
 }
 
-// runJobsDeliverySkip is runJobsDelivery for the skip engine, x's strategy
-// having a fast path (queue.ResumeOf) and sk being built from x.Cuts(): it
-// draws how many clean jobs come before the next job with an event (a
-// repeated request, a crash, a failed call or a lost reply) and counts each
-// from its latencies alone (queue.Runner.Clean), and runs the job with an
-// event from time zero, its draws up to the first event forced to their
-// sides. A forced draw has the law of a plain draw on its side of its cut, so
-// a job that takes it for another comparison (a delivery that overlaps the
-// first) is still drawn exactly; a clean job that outlasts the visibility
-// timeout runs the same way, every draw forced clean. Once ctx is done it
-// returns within checkEvery jobs and calls, its counters then meaningless.
+// runJobsDeliverySkip is runJobsDelivery for the skip engine, sk built from x.Cuts(): clean jobs
+// are counted from their latencies alone, and a job with an event (or a clean one outlasting the
+// visibility timeout) runs with its draws forced to their sides.
 func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *queue.Runner, j *jobsim.Job, sk *skipper, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64 // the job in progress, from the block's first
 	defer func() {

@@ -10,41 +10,32 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Expected holds a strategy's exact expectations, per job: the rates and
-// means, and the per-job variances of the counts behind the means.
+// Expected holds a strategy's exact expectations per job, and the variances behind the means.
 type Expected struct {
-	// SucceededRate is kept apart from 1 - FailedRate, which cannot hold a
-	// share of successes under 1e-16.
+	// SucceededRate is kept apart from 1 - FailedRate, which cannot hold a share under 1e-16.
 	SucceededRate  float64
 	FailedRate     float64
 	CallsPerJob    float64
 	RepeatedPerJob float64
 	DuplicateRate  float64
-	// DuplicateRates are the duplicate rates of every watched step, in the
-	// scenario's order: DuplicateRate is the first.
+	// DuplicateRates are every watched step's duplicate rates, DuplicateRate the first.
 	DuplicateRates []float64
 	// CallsVar and RepeatedVar are the variances of one job's calls and
 	// repeated side effects.
 	CallsVar, RepeatedVar float64
 }
 
-// Metric is one rate every output carries: how to estimate it from counters,
-// with which interval, and how far an observation is from its expectation.
+// Metric is one rate every output carries: its estimate from counters, its expectation and its spread.
 type Metric struct {
 	// Name is the json and csv key, and how a sweep's metric is chosen.
 	Name string
 	// Label says what it is, for axes and pivots.
 	Label string
-	// Estimate computes the rate and its interval from a row's counters
-	// and its NoRepeats (by pointer: Counters are 89 KB).
+	// Estimate computes the rate and its interval from a row's counters.
 	Estimate func(c *Counters, noRepeats bool) schema.Estimate
 	// Expected picks the metric's expectation, per job.
 	Expected func(e Expected) float64
-	// SE is the standard error of the estimate when expected is the truth,
-	// from the counters alone.
-	SE func(c *Counters, expected float64) float64
-	// Variance is the per-job variance the expectation implies: p(1-p) for a
-	// share of jobs, the exact variance of the count for a mean.
+	// Variance is the per-job variance the expectation implies.
 	Variance func(e Expected) float64
 }
 
@@ -56,20 +47,12 @@ func share(x, n int64) schema.Estimate {
 	return e
 }
 
-// repeats is the mean of repeated side effects a job, with the interval for
-// rare counts while they are rare, and exactly 0 where none can happen.
+// repeats is the mean of repeated side effects a job, exactly 0 where none can happen.
 func repeats(c *Counters, noRepeats bool) schema.Estimate {
 	if noRepeats {
 		return schema.Estimate{Value: float64(c.RepeatedSteps) / float64(c.Jobs), N: c.Jobs, Level: Confidence, Method: estimate.Exact}
 	}
 	return meanOfCounts(c.RepeatedSteps, c.RepeatedSq, c.Jobs)
-}
-
-func binomialSE(c *Counters, p float64) float64 { return math.Sqrt(p * (1 - p) / float64(c.Jobs)) }
-
-func meanSE(sum int64, sumSq Wide, n int64) float64 {
-	e := MeanOf(sum, sumSq, n)
-	return (e.Hi - e.Value) / z
 }
 
 // metrics are the rates of a row, in output order.
@@ -83,7 +66,6 @@ var metrics = []Metric{
 			return e
 		},
 		Expected: func(e Expected) float64 { return e.SucceededRate },
-		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.FailedRate * e.SucceededRate },
 	},
 	{
@@ -91,7 +73,6 @@ var metrics = []Metric{
 		Label:    "Share of jobs that failed",
 		Estimate: func(c *Counters, _ bool) schema.Estimate { return share(c.Failed, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.FailedRate },
-		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.FailedRate * e.SucceededRate },
 	},
 	{
@@ -99,7 +80,6 @@ var metrics = []Metric{
 		Label:    "Calls per job",
 		Estimate: func(c *Counters, _ bool) schema.Estimate { return MeanOf(c.Calls, c.CallsSq, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.CallsPerJob },
-		SE:       func(c *Counters, _ float64) float64 { return meanSE(c.Calls, c.CallsSq, c.Jobs) },
 		Variance: func(e Expected) float64 { return e.CallsVar },
 	},
 	{
@@ -107,7 +87,6 @@ var metrics = []Metric{
 		Label:    "Side effects repeated per job",
 		Estimate: repeats,
 		Expected: func(e Expected) float64 { return e.RepeatedPerJob },
-		SE:       func(c *Counters, _ float64) float64 { return meanSE(c.RepeatedSteps, c.RepeatedSq, c.Jobs) },
 		Variance: func(e Expected) float64 { return e.RepeatedVar },
 	},
 	{
@@ -115,13 +94,11 @@ var metrics = []Metric{
 		Label:    "Share of jobs whose watched step ran twice or more",
 		Estimate: func(c *Counters, _ bool) schema.Estimate { return share(c.DuplicateUsers, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.DuplicateRate },
-		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.DuplicateRate * (1 - e.DuplicateRate) },
 	},
 }
 
-// Metrics are the rates of a row, in output order: a fresh slice, so no
-// importer can change what another gets.
+// Metrics are the rates of a row, in output order, a fresh slice.
 func Metrics() []Metric { return slices.Clone(metrics) }
 
 // LookupMetric returns the metric called name.
@@ -137,10 +114,8 @@ func LookupMetric(name string) (Metric, error) {
 	return metrics[i], nil
 }
 
-// Z is how many standard errors the estimate lies from its expectation in e,
-// the standard error from e's own variance: the simulated jobs may all have
-// the same count (no spread to measure) where the truth has some. A metric
-// whose truth has no spread gives 0 when it matches and ok false otherwise.
+// Z is how many standard errors the estimate lies from e's expectation, from e's own variance; with
+// none, 0 when it matches and ok false otherwise.
 func (m Metric) Z(c *Counters, e Expected) (zscore float64, ok bool) {
 	x := m.Expected(e)
 	diff := m.Estimate(c, false).Value - x
@@ -151,9 +126,7 @@ func (m Metric) Z(c *Counters, e Expected) (zscore float64, ok bool) {
 	return diff / se, true
 }
 
-// Values are one replicate's metric values, in metrics order: what a
-// replicated row keeps of each replicate for its spreads, forty bytes where
-// the replicate's Counters take kilobytes.
+// Values are one replicate's metric values, in metrics order, which a replicated row keeps for its spreads.
 type Values []float64
 
 // ValuesOf are c's metric values.
@@ -165,8 +138,7 @@ func ValuesOf(c *Counters) Values {
 	return v
 }
 
-// deliveryMetrics are the delivery model's metrics a sweep can show; the
-// completion quantiles, in seconds, have no interval (Lo and Hi are NaN).
+// deliveryMetrics are the delivery model's sweep metrics; the completion quantiles have no interval.
 var deliveryMetrics = []Metric{
 	{
 		Name:  "deliveries_per_job",
@@ -188,9 +160,7 @@ var deliveryMetrics = []Metric{
 	quantileMetric("failed_completion_p99", "Time to fail, p99 of failed jobs", true, 0.99),
 }
 
-// quantileMetric is the p quantile of a row's completion times in seconds,
-// of the jobs that failed if failed: NaN when none was counted, +Inf past
-// the histogram's range.
+// quantileMetric is the p quantile of completion times in seconds, of failed jobs if failed.
 func quantileMetric(name, label string, failed bool, p float64) Metric {
 	return Metric{Name: name, Label: label, Estimate: func(c *Counters, _ bool) schema.Estimate {
 		h := &c.Completion
@@ -201,21 +171,13 @@ func quantileMetric(name, label string, failed bool, p float64) Metric {
 	}}
 }
 
-// watchedMetricName is the name of the duplicate rate of the watched step
-// called step, as a sweep's metric: steps[STEP].duplicate_rate.
-func watchedMetricName(step string) string { return "steps[" + step + "].duplicate_rate" }
-
-// SweepMetrics are the metrics a sweep can show of rows whose scenario
-// watches watched: Metrics(), then each watched step's duplicate rate by
-// its name, steps[STEP].duplicate_rate, then, with delivery, the delivery model's:
-// deliveries_per_job, lost_work (a share of jobs) and the completion times'
-// quantiles in seconds (completion_p50 to failed_completion_p99), which
-// have no interval.
+// SweepMetrics are the metrics a sweep can show: Metrics(), each watched step's duplicate rate,
+// then with delivery the delivery model's.
 func SweepMetrics(watched []Watch, delivery bool) []Metric {
 	out := Metrics()
 	for k, w := range watched {
 		m := metrics[len(metrics)-1] // duplicate_rate
-		m.Name = watchedMetricName(w.Name)
+		m.Name = "steps[" + w.Name + "].duplicate_rate"
 		m.Label = "Share of jobs whose step " + w.Name + " ran twice or more"
 		if w.Label != "" { // the table's column
 			m.Label = w.Label + ", share of jobs"
@@ -229,9 +191,7 @@ func SweepMetrics(watched []Watch, delivery bool) []Metric {
 	return out
 }
 
-// LookupSweepMetric returns the metric of SweepMetrics(watched, delivery)
-// called name; a metric of the delivery model in a sweep of the job model
-// is refused saying so.
+// LookupSweepMetric returns the metric called name of SweepMetrics(watched, delivery).
 func LookupSweepMetric(name string, watched []Watch, delivery bool) (Metric, error) {
 	all := SweepMetrics(watched, delivery)
 	if i := slices.IndexFunc(all, func(m Metric) bool { return m.Name == name }); i >= 0 {

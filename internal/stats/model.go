@@ -8,36 +8,21 @@ import (
 	"github.com/retrysim/retrysim/internal/hist"
 )
 
-// Model is the model a shard's run simulated when it is not the built-in
-// sign-up at the shard's p_fail and lost_reply: the scenario's steps as the
-// run used them (a file's, with any flag set over it), its watched steps, and
-// the delivery model's queue. Merge rebuilds the run from it (sim.ShardConfig)
-// and checks that every shard carries the same one. Durations are whole
-// nanoseconds, so they read back exactly.
+// Model is the model a shard's run simulated when it is not the built-in sign-up: its steps,
+// watched steps and queue, from which merge rebuilds the run; durations are whole nanoseconds, so
+// they read back exactly.
 type Model struct {
 	Name    string       `json:"name"`
 	Noun    string       `json:"noun"`
 	Steps   []ModelStep  `json:"steps"`
 	Watched []ModelWatch `json:"watched"`
-	// Queue is the delivery model's queue, nil for the job model: each
-	// setting of decl.Settings[delivery.Config], the queue's own first and then its
-	// mapping's (the backoff's), under its name with _ for . and a time in
-	// whole nanoseconds (ttl_ns, backoff_base_ns), a latency as its median
-	// and p99 (_ns, _p99_ns), an enumeration by its value's name. Package
-	// sim writes and reads it.
+	// Queue is the delivery model's queue, nil for the job model, its settings keyed as package sim
+	// writes them (ttl_ns, backoff_base_ns).
 	Queue Settings `json:"queue,omitempty"`
 }
 
-// ModelStep is one step of a Model (provider.Step): its name, then each
-// setting of decl.StepSettings under its key (package sim writes and
-// reads them from the table, so a setting declared there is written with
-// no field here): a probability as a number, a flag as a boolean, a
-// latency as its median and p99 in whole nanoseconds (latency_ns,
-// latency_p99_ns), the step's own attempts, key mode and backoff (policy,
-// base_ns, cap_ns) each left out where the step keeps the run's: without
-// them a merge would rebuild a step that retries as the run does, and its
-// closed forms would not be the run's. It writes and reads as one JSON
-// object.
+// ModelStep is one step of a Model: its name, then its decl.StepSettings as package sim writes
+// them, the step's own policy left out where it keeps the run's; one JSON object.
 type ModelStep struct {
 	Name string `json:"name"`
 	Settings
@@ -46,8 +31,7 @@ type ModelStep struct {
 // MarshalJSON writes the step's name, then its settings, as one object.
 func (st ModelStep) MarshalJSON() ([]byte, error) { return writeNamed(st.Name, st.Settings) }
 
-// UnmarshalJSON reads what MarshalJSON writes: a name, which must be a
-// text, and every other key as one of the settings, in order.
+// UnmarshalJSON reads what MarshalJSON writes.
 func (st *ModelStep) UnmarshalJSON(data []byte) error {
 	name, set, err := readNamed(data)
 	if err != nil {
@@ -62,8 +46,7 @@ func writeNamed(name string, set Settings) ([]byte, error) {
 	return append(Settings{{Key: "name", Value: name}}, set...).MarshalJSON()
 }
 
-// readNamed reads what writeNamed writes: the name, which must be a text,
-// and every other key as one of the settings, in order.
+// readNamed reads what writeNamed writes, the name a text.
 func readNamed(data []byte) (string, Settings, error) {
 	var all Settings
 	if err := all.UnmarshalJSON(data); err != nil {
@@ -76,41 +59,14 @@ func readNamed(data []byte) (string, Settings, error) {
 	return name, slices.DeleteFunc(all, func(x Setting) bool { return x.Key == "name" }), nil
 }
 
-// maxAttempts is the most calls any step of m may make in one retry loop:
-// its own attempts where it has them, the run's otherwise.
-func (m *Model) maxAttempts(run int) int {
-	n := run
-	for _, st := range m.Steps {
-		if a, ok := st.Lookup("attempts").(int64); ok {
-			n = max(n, int(a))
-		}
-	}
-	return n
-}
-
 // ModelWatch is one watched step of a Model (provider.Watch).
 type ModelWatch struct {
 	Step  int    `json:"step"`
 	Label string `json:"label"`
 }
 
-// check refuses what no run writes in a model of steps steps: another number
-// of steps. Its texts Shard.Check has found printable; the values' own
-// bounds (the probabilities, durations, a step's own attempts, the names of
-// stores and key modes) package sim checks with the validators the flags
-// use.
-func (m *Model) check(steps int) error {
-	if len(m.Steps) != steps {
-		return fmt.Errorf("model.steps: %d steps, but the run has %d", len(m.Steps), steps)
-	}
-	return nil
-}
-
-// stepsLeftOut refuses, in a shard file's data, a step's own attempts,
-// keys or backoff written with the value that means "the run's" (0, "" or
-// null): -shard leaves the field out instead (omitempty), so such a field
-// is one no run wrote, and "attempts": 0 read silently as the run's
-// attempts would run a step otherwise than the file seems to say.
+// stepsLeftOut refuses a step's own attempts, keys or backoff written as 0, "" or null, which no
+// shard writer writes (it leaves the field out).
 func stepsLeftOut(data []byte) error {
 	var file struct {
 		Model *struct {
@@ -140,10 +96,7 @@ func stepsLeftOut(data []byte) error {
 	return nil
 }
 
-// deliveriesPerJob is the most deliveries a job of the queue q gets:
-// max_deliveries for its message, twice that when a request may be sent
-// twice (repeat above 0); a max_deliveries that is no whole number at
-// least 1 is refused.
+// deliveriesPerJob is the most deliveries a job of the queue q gets, doubled when repeat is above 0.
 func deliveriesPerJob(q Settings) (int64, error) {
 	n, ok := q.Lookup("max_deliveries").(int64)
 	if !ok || n < 1 {
@@ -162,15 +115,8 @@ func deliveriesPerJob(q Settings) (int64, error) {
 	return n, nil
 }
 
-// CheckDelivery reports the first counter of c that no run of the delivery
-// model could have produced, naming its field, when each of c.Jobs jobs runs
-// steps steps, a retry allows attempts calls and a job gets at most
-// deliveries deliveries. Each delivery makes at most steps x attempts calls
-// (any number when attempts is 0, as Check takes it);
-// a crash before any call means a job may make none, and a job that lost its
-// work succeeded without doing every step, so the bounds are looser than
-// Check's. Every job counts one completion time: in completion if it
-// succeeded, in failed_completion if it failed.
+// CheckDelivery reports the first counter of c, by its field, that no delivery-model run of steps
+// steps, attempts calls a retry (0: any) and deliveries deliveries a job could produce.
 func (c *Counters) CheckDelivery(steps, attempts int, deliveries int64) error {
 	for _, f := range []struct {
 		name string
@@ -222,8 +168,7 @@ func (c *Counters) CheckDelivery(steps, attempts int, deliveries int64) error {
 	return c.checkByStep(steps)
 }
 
-// over reports whether x > each x jobs, for x, each > 0 and jobs >= 0,
-// without the product, which may overflow.
+// over reports whether x > each*jobs without the product, which may overflow.
 func over(x, each, jobs int64) bool {
 	return x/each > jobs || x/each == jobs && x%each != 0
 }

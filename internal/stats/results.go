@@ -1,11 +1,7 @@
-// Package stats turns the engines' integer counters into the numbers people
-// read: rates and their confidence intervals derived at the end, expectations
-// and z-scores, completion-time quantiles (from hist.Histogram), the
-// Kaplan-Meier estimate of a recovery time with censored observations, and
-// the shard file format with its validation. It is the computation side only: it
-// runs no simulation and renders nothing, so engines and models import it
-// without pulling in a table writer or gonum/plot (the retrysim command does the
-// presentation).
+// Package stats turns the engines' integer counters into the numbers people read: rates with their
+// intervals, expectations and z-scores, completion-time quantiles, Kaplan-Meier recovery times, and
+// the shard file format. It runs no simulation and renders nothing, so engines import it without a
+// table writer or plot.
 package stats
 
 import (
@@ -16,8 +12,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Counters are one strategy's sums over every simulated job. They are integers
-// so that sums over blocks, workers and machines are exact and order-free.
+// Counters are one strategy's integer sums over every simulated job, exact and order-free over
+// blocks, workers and machines.
 type Counters struct {
 	Jobs   int64 `json:"jobs"`
 	Failed int64 `json:"failed"`
@@ -25,11 +21,9 @@ type Counters struct {
 	Calls int64 `json:"calls"`
 	// RepeatedSteps counts side effects beyond the first, over every job and step.
 	RepeatedSteps int64 `json:"repeated_steps"`
-	// DuplicateUsers counts jobs whose first watched step's side effect
-	// happened twice or more (TwiceByStep of that step).
+	// DuplicateUsers counts jobs whose first watched step's side effect happened twice or more.
 	DuplicateUsers int64 `json:"duplicate_users"`
-	// CallsSq and RepeatedSq sum the squares of each job's calls and repeated
-	// side effects: the variances behind the intervals of the per-job means.
+	// CallsSq and RepeatedSq sum the squares of each job's calls and repeated side effects.
 	CallsSq    Wide `json:"calls_sq"`
 	RepeatedSq Wide `json:"repeated_steps_sq"`
 
@@ -38,38 +32,29 @@ type Counters struct {
 
 	// The delivery model's counters, zero in the Part 5 model.
 	Deliveries int64 `json:"deliveries"`
-	// LostWork counts jobs that succeeded although a step's key says done
-	// and its work never happened: work lost silently. A failed job is
-	// counted in Failed only, so the two never overlap.
+	// LostWork counts jobs that succeeded although a step's work never happened; a failed job counts
+	// in Failed only.
 	LostWork int64 `json:"lost_work"`
-	// RepeatedByStep splits RepeatedSteps by step, and TwiceByStep counts,
-	// step by step, the jobs whose side effect at that step happened twice or
-	// more: every engine fills both, so any step a scenario watches is read
-	// off them.
+	// RepeatedByStep splits RepeatedSteps by step; TwiceByStep counts by step the jobs whose side
+	// effect there happened twice or more.
 	RepeatedByStep StepCounts `json:"repeated_by_step"`
 	TwiceByStep    StepCounts `json:"twice_by_step"`
-	// Completion counts the virtual completion times of the jobs that
-	// succeeded, FailedCompletion those of the jobs that failed: a job's time
-	// runs from its first enqueue until its last delivery stopped or its
-	// message was dead-lettered.
+	// Completion times the jobs that succeeded, FailedCompletion those that failed, from first enqueue
+	// to last delivery.
 	Completion       hist.Histogram `json:"completion"`
 	FailedCompletion hist.Histogram `json:"failed_completion,omitzero"`
 }
 
-// MaxSteps bounds a scenario's length, so a job's bookkeeping fits in fixed
-// arrays and a bit set.
+// MaxSteps bounds a scenario's length, so a job's bookkeeping fits in fixed arrays.
 const MaxSteps = 64
 
 // StepCounts counts something for each step.
 type StepCounts [MaxSteps]int64
 
-// UnmarshalJSON reads exactly MaxSteps counts: encoding/json would drop the
-// extra numbers of a longer array without a word.
+// UnmarshalJSON reads exactly MaxSteps counts, where encoding/json would drop extra ones.
 func (s *StepCounts) UnmarshalJSON(b []byte) error { return exactly(b, s[:], "step counts") }
 
-// Add adds *o to c (by pointer: a Counters holds two dense histograms, 88
-// KB); a run's counts, bounded by a run's most jobs (10^12), cannot
-// overflow (AddChecked checks a shard's, which may come from anywhere).
+// Add adds *o to c; a run's counts cannot overflow (AddChecked checks a shard's).
 func (c *Counters) Add(o *Counters) {
 	c.Jobs += o.Jobs
 	c.Failed += o.Failed
@@ -85,8 +70,7 @@ func (c *Counters) Add(o *Counters) {
 		c.RepeatedByStep[i] += o.RepeatedByStep[i]
 		c.TwiceByStep[i] += o.TwiceByStep[i]
 	}
-	// Only the delivery model times jobs: a Part 5 block's empty
-	// histograms are not walked, bucket by bucket, into the sum.
+	// Only the delivery model times jobs: skip walking empty histograms.
 	if o.Completion.Count() != 0 {
 		c.Completion.Merge(&o.Completion)
 	}
@@ -104,13 +88,10 @@ func (c *Counters) CallsPerJob() float64 { return float64(c.Calls) / float64(c.J
 // Params are the inputs that determine a report, echoed in every format.
 type Params struct {
 	Scenario string `json:"scenario"`
-	// File is the scenario file the steps came from, if any. Then StepList
-	// holds each step's parameters as used, the top-level p_fail and
-	// lost_reply are left out of json (the steps carry them), and Overrides
-	// names the settings set over the file, in the command's words.
+	// File is the scenario file the steps came from, if any; then StepList holds each step's
+	// parameters and Overrides names the settings set over the file.
 	File string `json:"scenario_file,omitempty"`
-	// StepList is a pointer so that Params stays comparable: merge compares
-	// shards' parameters with ==, and shards never come from a file.
+	// StepList is a pointer so that Params stays comparable.
 	StepList  *[]StepParams `json:"step_params,omitempty"`
 	Overrides string        `json:"overrides,omitempty"`
 	// Noun is what a job is, for titles ("sign-ups").
@@ -121,31 +102,22 @@ type Params struct {
 	Jobs      int64   `json:"jobs"`
 	PFail     float64 `json:"p_fail"`
 	LostReply float64 `json:"lost_reply"`
-	// Attempts is the most calls a strategy.Retry of the run allows a try,
-	// the first included; 0 when no strategy is one (Row.OwnStrategy),
-	// each setting its own limits.
+	// Attempts is the most calls a strategy.Retry of the run allows a try; 0 when no strategy is one.
 	Attempts int `json:"attempts"`
-	// OwnStrategies is set when some strategy is not a strategy.Retry
-	// (Row.OwnStrategy): Attempts does not bound it, and titles say so.
+	// OwnStrategies is set when some strategy is not a strategy.Retry.
 	OwnStrategies bool `json:"-"`
-	// Policies are the steps that set their own attempts, key mode or
-	// backoff, in step order (none for the sign-up): titles name them, since
-	// Attempts does not hold for them. A file's step_params carry them too.
+	// Policies are the steps that set their own attempts, key mode or backoff, in order.
 	Policies []StepPolicy `json:"-"`
 	RNG      string       `json:"rng"`
 	Seed     uint64       `json:"seed"`
 	// Engine is how jobs were drawn: plain or skip.
 	Engine string `json:"engine"`
-	// Watched are the watched steps, each heading a duplicate column: the
-	// first is the duplicate_users column ("Users with 2+ welcome emails"),
-	// the others follow it. A run from a file echoes them in json.
+	// Watched are the watched steps, each heading a duplicate column, the first duplicate_users'.
 	Watched []Watch `json:"-"`
-	// Replicates is how many independent seeds the rows pool (1 for a plain run).
+	// Replicates is how many independent seeds the rows pool.
 	Replicates int `json:"replicates"`
-	// Model is "delivery" when the delivery model ran, and empty for the
-	// job model, Part 5's, whose outputs name no model: they are the Part 5
-	// goldens, which define what a seed means. A shard leaves it empty: its
-	// "model" key is its Model, which has a queue for the delivery model.
+	// Model is "delivery" when the delivery model ran, empty for the job model (whose outputs are the
+	// Part 5 goldens) and in a shard.
 	Model string `json:"model,omitempty"`
 	// Delivery describes the delivery model, when it is on.
 	Delivery *DeliveryParams `json:"delivery,omitempty"`
@@ -153,21 +125,14 @@ type Params struct {
 
 // Watch is one watched step as outputs show it.
 type Watch struct {
-	// Step is the step's index, from 0; its csv and json fields number it
-	// from 1, as repeated_step_<i> does.
+	// Step is the step's index from 0; csv and json number it from 1.
 	Step  int    `json:"-"`
 	Name  string `json:"name"`
 	Label string `json:"label"`
 }
 
-// StepParams are one step's parameters as the run used them: its name,
-// then each setting of decl.EchoedStepSettings under its echo key (the
-// root package fills them from the table, so a setting declared there is
-// echoed with no field here): a probability as a number (lost_reply 0 for
-// a step whose reply cannot be lost), a latency as its text, whether the
-// step's provider honours keys (keys), and the step's own attempts, key
-// mode and backoff (StepPolicy), each left out where the step keeps the
-// run's. It writes and reads as one JSON object.
+// StepParams are one step's parameters as the run used them: its name, then its
+// decl.EchoedStepSettings, written as one JSON object.
 type StepParams struct {
 	Name string `json:"name"`
 	Settings
@@ -176,9 +141,7 @@ type StepParams struct {
 // MarshalJSON writes the step's name, then its settings, as one object.
 func (st StepParams) MarshalJSON() ([]byte, error) { return writeNamed(st.Name, st.Settings) }
 
-// UnmarshalJSON reads what MarshalJSON writes: a name, which must be a
-// text, and every other key as one of the settings, a number, a text or a
-// boolean, in order.
+// UnmarshalJSON reads what MarshalJSON writes, each setting a number, a text or a boolean.
 func (st *StepParams) UnmarshalJSON(data []byte) error {
 	name, set, err := readNamed(data)
 	if err != nil {
@@ -193,8 +156,7 @@ func (st *StepParams) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Policy is the step's own policy as st echoes it: its attempts, key_mode
-// and backoff, each zero where the step keeps the run's.
+// Policy is the step's own policy as st echoes it.
 func (st StepParams) Policy() StepPolicy {
 	p := StepPolicy{Step: st.Name}
 	attempts, _ := st.Lookup("attempts").(int64)
@@ -204,11 +166,7 @@ func (st StepParams) Policy() StepPolicy {
 	return p
 }
 
-// StepPolicy is a step's own retry policy (provider.StepRetry) as outputs show
-// it: a field is zero where the step keeps the run's. A strategy.Retry
-// honours a step's own key mode under either scope and its own attempts
-// when it retries each step (a whole-job retry counts passes); a strategy
-// of a Go program's own reads them from Calls.Policies, or may not.
+// StepPolicy is a step's own retry policy as outputs show it, a field zero where the step keeps the run's.
 type StepPolicy struct {
 	// Step is the step's name.
 	Step string
@@ -216,24 +174,16 @@ type StepPolicy struct {
 	Attempts int
 	// KeyMode is none, fresh or same.
 	KeyMode string
-	// Backoff is the wait between the step's attempts in the delivery
-	// model, as DeliveryParams.Backoff writes it.
+	// Backoff is the wait between the step's attempts in the delivery model.
 	Backoff string
 }
 
-// DeliveryParams are the delivery model's settings, as outputs echo them:
-// each of decl.Settings[delivery.Config] whose scenario key is no mapping's, under that
-// key (the root package fills them from the table, so a setting declared
-// there is echoed with no field here); the backoff as one text; and how
-// long the steps' calls take. Its JSON is one object: the settings, then
-// backoff and latency.
+// DeliveryParams are the delivery model's settings as outputs echo them, written as one JSON
+// object: the settings, then backoff and latency.
 type DeliveryParams struct {
-	// Settings are the queue's settings in the table's order: a time or a
-	// latency as its text (24h0m0s, fixed 2s), a whole number as an int64,
-	// a probability as a float64, an enumeration by its value's name.
+	// Settings are the queue's settings in the table's order.
 	Settings
-	// Backoff is the queue's backoff as one text (full-jitter base 100ms
-	// cap 2s).
+	// Backoff is the queue's backoff as one text (full-jitter base 100ms cap 2s).
 	Backoff string `json:"backoff"`
 	// Latency is how long the steps' calls take (fixed 20ms).
 	Latency string `json:"latency"`
@@ -247,9 +197,7 @@ func (d DeliveryParams) MarshalJSON() ([]byte, error) {
 	return all.MarshalJSON()
 }
 
-// UnmarshalJSON reads what MarshalJSON writes: backoff and latency, which
-// must be texts, and every other key as one of the settings, a number or a
-// text, in order.
+// UnmarshalJSON reads what MarshalJSON writes: backoff and latency texts, and settings.
 func (d *DeliveryParams) UnmarshalJSON(data []byte) error {
 	var all Settings
 	if err := all.UnmarshalJSON(data); err != nil {
@@ -281,18 +229,12 @@ type Row struct {
 	// ID is the strategy's short name; Label the name people read.
 	ID    string `json:"strategy"`
 	Label string `json:"label"`
-	// OwnStrategy marks a strategy that is not a strategy.Retry, such as
-	// one written in Go against strategy.Strategy: it sets its own limits,
-	// so the run's attempts do not bound its calls, and only the program
-	// that ran it can rebuild it to merge its shards. A shard file writes
-	// it only where it is set.
+	// OwnStrategy marks a strategy that is not a strategy.Retry: the run's attempts do not bound it,
+	// and only its program can merge its shards.
 	OwnStrategy bool `json:"own_strategy,omitempty"`
 	// Counters are pooled over every replicate.
 	Counters
-	// NoRepeats marks a strategy that cannot repeat a side effect in the model
-	// that ran (its exact expectation is 0): its repeats' interval is [0, 0].
-	// Nothing in the counters tells such a 0 from one that merely did not
-	// happen, whose interval must reach above it.
+	// NoRepeats marks a strategy that cannot repeat a side effect: its repeats' interval is [0, 0].
 	NoRepeats bool `json:"-"`
 	// Expected is the closed form, when the strategy has one and it was asked for.
 	Expected *Expected `json:"-"`
@@ -300,30 +242,24 @@ type Row struct {
 	Replicates []Values `json:"-"`
 }
 
-// Report is one run: its parameters and a row for every strategy, in the order
-// they were asked for.
+// Report is one run: its parameters and a row a strategy, in order.
 type Report struct {
 	Params
 	Rows []Row
 	// ShowCI puts intervals in the table formats; csv and json always carry them.
 	ShowCI bool
-	// EchoWatched has json name the watched steps, each with its step
-	// (numbered from 1), for a run whose watched steps are neither the
-	// built-in sign-up's nor a scenario file's (whose json names them by
-	// step name): so that a report read back from its json keeps them.
+	// EchoWatched has json name the watched steps by number, so a report read back keeps them.
 	EchoWatched bool
 }
 
-// EchoWatch is one watched step as json echoes it when Report.EchoWatched
-// is set: the step numbered from 1, as its csv and json fields number it.
+// EchoWatch is one watched step as json echoes it, numbered from 1.
 type EchoWatch struct {
 	Step  int    `json:"step"`
 	Name  string `json:"name"`
 	Label string `json:"label"`
 }
 
-// Twice is the count of jobs whose k-th watched step w did its work twice or
-// more: DuplicateUsers for the first, TwiceByStep for the others.
+// Twice counts the jobs whose k-th watched step w did its work twice or more.
 func (c *Counters) Twice(k int, w Watch) int64 {
 	if k == 0 {
 		return c.DuplicateUsers
@@ -331,6 +267,5 @@ func (c *Counters) Twice(k int, w Watch) int64 {
 	return c.TwiceByStep[w.Step]
 }
 
-// WatchedRate is Twice's share of the jobs with its interval, as
-// duplicate_rate is the first watched step's.
+// WatchedRate is Twice's share of the jobs with its interval.
 func (c *Counters) WatchedRate(k int, w Watch) schema.Estimate { return share(c.Twice(k, w), c.Jobs) }

@@ -8,15 +8,12 @@ import (
 	"strconv"
 )
 
-// Settings are a model's settings as a shard file's model or an output's
-// echo writes them: each value under its key, in the order the model's
-// table of settings lists them (package sim and the root package fill it
-// from decl.Settings[delivery.Config], so a setting declared there is written with no
-// field here). It writes and reads as one JSON object.
+// Settings are a model's settings as a shard's model or an output's echo writes them, in the order
+// of the model's settings table, written as one JSON object.
 type Settings []Setting
 
-// Setting is one of Settings: its key and its value, an int64, a float64,
-// a string, a bool, or Settings of its own (a shard's step's backoff).
+// Setting is one of Settings: an int64, a float64, a string, a bool, or Settings of its own (a
+// step's backoff).
 type Setting struct {
 	Key   string
 	Value any
@@ -43,19 +40,9 @@ func (s *Settings) Set(key string, v any) {
 	*s = append(*s, Setting{Key: key, Value: v})
 }
 
-// MarshalJSON writes s as a JSON object of its keys, in order; a value of
-// another type than int64, float64, string, bool or Settings is refused.
+// MarshalJSON writes s as a JSON object of its keys, in order.
 func (s Settings) MarshalJSON() ([]byte, error) {
-	b, err := appendSettings([]byte{'{'}, s)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
-}
-
-// appendSettings appends s to b as the members of a JSON object, comma
-// separated.
-func appendSettings(b []byte, s Settings) ([]byte, error) {
+	b := []byte{'{'}
 	for i, x := range s {
 		switch x.Value.(type) {
 		case int64, float64, string, bool, Settings:
@@ -75,14 +62,11 @@ func appendSettings(b []byte, s Settings) ([]byte, error) {
 		}
 		b = append(append(append(b, key...), ':'), v...)
 	}
-	return b, nil
+	return append(b, '}'), nil
 }
 
-// UnmarshalJSON reads a JSON object of numbers, strings, booleans and
-// objects of those, keeping its order: a whole number as an int64, any
-// other number as a float64, an object as Settings. A key given twice, a
-// value of another kind (an array, null) or a number beyond a float64 is
-// refused; null as the whole leaves s as it is.
+// UnmarshalJSON reads a JSON object of numbers, strings, booleans and such objects, in order, a whole
+// number as an int64; it refuses a key given twice, arrays, null and numbers beyond a float64.
 func (s *Settings) UnmarshalJSON(data []byte) error {
 	if string(bytes.TrimSpace(data)) == "null" {
 		return nil
@@ -120,9 +104,7 @@ func (s *Settings) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// settingValue is the JSON value raw as a Setting's value: a string, an
-// int64 for a whole number, a float64 for any other number, a bool, or
-// Settings for an object.
+// settingValue is the JSON value raw as a Setting's value.
 func settingValue(raw json.RawMessage) (any, error) {
 	switch raw[0] {
 	case '"':

@@ -16,51 +16,33 @@ import (
 	"github.com/retrysim/retrysim/internal/limits"
 )
 
-// ShardFormat versions the shard files that merge reads.
-// Format 2 added the by-step counters that every engine fills; format 3
-// holds the completion times in hist.Histogram's buckets (128 an octave,
-// as [index, count] pairs) where format 2 had 256 counts, 20 a decade.
+// ShardFormat versions the shard files that merge reads: 3 holds the completion times in
+// hist.Histogram's buckets.
 const ShardFormat = 3
 
-// MaxShardBytes is the largest shard ReadShard reads: it bounds what a file
-// that never ends (/dev/zero) can make a reader hold. A row's size follows
-// the histogram buckets in use, about 64 bytes each as retrysim.WriteShard indents
-// them: a row takes about 4 KB in the Part 5 model, about 50 KB in the
-// delivery model (examples/signup-queue.yaml uses about 900 buckets), and
-// at most 706 KB, every counter at its largest and every bucket of both
-// histograms counting (TestMaxShardRowsFit), so MaxShardRows rows of the
-// worst case fit, in 22.6 MB.
+// MaxShardBytes is the largest shard ReadShard reads, bounding what an endless file can make a
+// reader hold: MaxShardRows rows of the worst case, 706 KB each, fit (TestMaxShardRowsFit).
 const MaxShardBytes = 24 << 20
 
-// MaxShardRows is the most strategies a shard holds. A run names each of
-// the twelve strategies at most once, so every shard the command writes fits
-// and merge can read it; the bound leaves room for a Go program's own
-// strategies while keeping MaxShardBytes, which holds this many of the
-// largest rows, small.
+// MaxShardRows is the most strategies a shard holds: every run of the twelve strategies, with room
+// for a program's own.
 const MaxShardRows = 32
 
-// Shard is one slice of a run, as the command writes it and merge reads
-// it: the run's parameters, which slice, and the raw counters of every
-// strategy.
+// Shard is one slice of a run: its parameters, which slice, and every strategy's raw counters.
 type Shard struct {
 	Format int `json:"retrysim_shard"`
 	Index  int `json:"shard_index"`
 	Count  int `json:"shard_count"`
 	Params
-	// Model is the run's scenario and queue, when it is not the built-in
-	// sign-up at p_fail and lost_reply: a run of a scenario file, of the
-	// delivery model, or of any other scenario built in Go.
+	// Model is the run's scenario and queue, unless it is the built-in sign-up at p_fail and
+	// lost_reply.
 	Model *Model `json:"model,omitempty"`
 	Rows  []Row  `json:"rows"`
 }
 
-// ReadShard decodes one shard from r and checks it (Shard.Check). It reads at
-// most MaxShardBytes, and refuses an unknown field, a key not written as the
-// field's name or given twice, an array of the wrong length, a step's own
-// policy written with the value that means the run's (which
-// retrysim.WriteShard leaves out), and anything after the JSON object but
-// white space. A shard of an older format is refused, before its rows are
-// read, as written by an older retrysim.
+// ReadShard decodes one shard of at most MaxShardBytes from r and checks it (Shard.Check), refusing
+// unknown, miscased or repeated keys, arrays of the wrong length, a step's own policy written as
+// the run's, trailing data, and an older format before its rows.
 func ReadShard(r io.Reader) (Shard, error) {
 	lr := &io.LimitedReader{R: r, N: MaxShardBytes + 1}
 	data, err := io.ReadAll(lr)
@@ -71,8 +53,6 @@ func ReadShard(r io.Reader) (Shard, error) {
 		Format int `json:"retrysim_shard"`
 	}
 	if err == nil && json.Unmarshal(data, &head) == nil && head.Format != ShardFormat && head.Format != 0 {
-		// Said before the rows are read: an older format's rows do not
-		// read as this one's.
 		return Shard{}, formatError(head.Format)
 	}
 	if err != nil {
@@ -91,8 +71,7 @@ func ReadShard(r io.Reader) (Shard, error) {
 		}
 	}
 	if err := stepsLeftOut(data); err != nil {
-		// before the decoder's error: a step's settings refuse the null
-		// that means "the run's" as no setting's value
+		// before the decoder's error, which would say less
 		return Shard{}, err
 	}
 	if err != nil {
@@ -101,10 +80,8 @@ func ReadShard(r io.Reader) (Shard, error) {
 	return sh, sh.Check()
 }
 
-// strictKeys refuses, in the JSON value data, a key given twice in one
-// object (encoding/json keeps the last) and one that is not lower-case ASCII
-// as every field's name is (encoding/json matches names regardless of case,
-// Unicode folding included). Syntax errors it leaves to the decoder.
+// strictKeys refuses a key given twice in one object, or not lower-case ASCII, which encoding/json
+// would accept; syntax errors are the decoder's.
 func strictKeys(data []byte) error {
 	type level struct {
 		seen    map[string]bool // nil in an array
@@ -151,13 +128,8 @@ func strictKeys(data []byte) error {
 	}
 }
 
-// Check reports the first thing in s that no run of the command can have
-// written, naming the field: its format and slice, its row of counters a
-// strategy (Counters.Check, given its steps and attempts), printable text in
-// every field (CheckText), names and labels CheckName takes, and what every
-// run's shard holds (checkRun). What needs the engine (which names are
-// generators and strategies, the exact jobs of the slice) package sim
-// checks.
+// Check reports, naming the field, the first thing in s that no run can have written; what needs
+// the engine (names of generators and strategies, a slice's exact jobs) package sim checks.
 func (s Shard) Check() error {
 	switch {
 	case s.Format != ShardFormat:
@@ -185,19 +157,19 @@ func (s Shard) Check() error {
 	if err := printableText(reflect.ValueOf(s), ""); err != nil {
 		return err
 	}
-	if s.Model != nil {
-		if err := s.Model.check(s.Steps); err != nil {
-			return err
-		}
+	if s.Model != nil && len(s.Model.Steps) != s.Steps { // package sim checks the values
+		return fmt.Errorf("model.steps: %d steps, but the run has %d", len(s.Model.Steps), s.Steps)
 	}
 	for i := range s.Rows {
 		r := &s.Rows[i] // by index: a Row's counters are 89 KB
-		// A step's own attempts may exceed the run's: a job's calls are
-		// bounded by steps x the most attempts any step has. Nothing in the
-		// shard bounds the calls of a strategy that sets its own limits.
+		// A step's own attempts may exceed the run's; an own strategy has no bound.
 		attempts := s.Attempts
 		if s.Model != nil {
-			attempts = s.Model.maxAttempts(attempts)
+			for _, st := range s.Model.Steps {
+				if a, ok := st.Lookup("attempts").(int64); ok {
+					attempts = max(attempts, int(a))
+				}
+			}
 		}
 		if r.OwnStrategy {
 			attempts = 0
@@ -217,12 +189,8 @@ func (s Shard) Check() error {
 	return s.checkRun()
 }
 
-// checkRun refuses what every run's shard has otherwise: at least one job,
-// probabilities in [0, 1], one replicate, a generator and an engine, names
-// and labels that stats.CheckName takes, and rows that each name their
-// strategy and count the same jobs, all of the run's in its one slice. The
-// exact jobs of a slice, and which names are strategies, generators and
-// engines, package sim checks.
+// checkRun refuses what every run's shard has otherwise: jobs, probabilities, one replicate, a generator
+// and an engine, names CheckName takes, and rows that each name their strategy and count the slice's jobs.
 func (s Shard) checkRun() error {
 	switch {
 	case s.Jobs < 1 || s.Jobs > limits.MaxJobs:
@@ -276,9 +244,7 @@ func (s Shard) checkRun() error {
 	return nil
 }
 
-// checkAttempts refuses attempts that are not the run's: the most a
-// strategy.Retry allows, at least 1, when a row is one, and 0 when every
-// strategy sets its own limits (Row.OwnStrategy).
+// checkAttempts refuses attempts that are not the run's: at least 1 when a row is a strategy.Retry, else 0.
 func (s Shard) checkAttempts() error {
 	retry := -1
 	for i := range s.Rows { // not slices.IndexFunc, which copies each 89 KB row
@@ -296,11 +262,8 @@ func (s Shard) checkAttempts() error {
 	return nil
 }
 
-// printableText refuses a control character in any text of v that a shard
-// file carries, naming the field by its path in the file
-// (model.steps[1].keys): every text may end up in a title, a table or an
-// error, and a field added later is checked without a line here. path is
-// v's own path.
+// printableText refuses a control character in any text of v a shard file carries, naming the field
+// by its path (model.steps[1].keys), so a field added later is checked too.
 func printableText(v reflect.Value, path string) error {
 	if v.Type() == reflect.TypeFor[Settings]() {
 		s := v.Interface().(Settings)
@@ -379,17 +342,10 @@ func holdsText(t reflect.Type) bool {
 	return false
 }
 
-// Check reports the first counter of c that no run of the Part 5 model (no
-// delivery model) could have produced, naming its field, when each of c.Jobs
-// jobs runs steps steps and a retry allows attempts calls: so a job makes
-// from 1 to steps x attempts calls, each call at most one side effect, and a
-// job that succeeded did every step's work. The bounds hold for every job, so
-// for sums over any jobs, merged shards and pooled replicates included, and
-// for none (a slice of a run can hold no jobs), when every counter is zero.
-// Attempts 0 stands for a strategy that sets its own limits (Row.OwnStrategy):
-// its jobs may make any number of calls, none included, and may call a job a
-// success without every step's work (a best-effort receipt), so only what
-// holds for every strategy.Strategy is checked.
+// Check reports, naming its field, the first counter of c that no Part 5 run of steps steps could
+// have produced, when a retry allows attempts calls: the bounds hold for sums over any jobs, none
+// included. Attempts 0 stands for a strategy that sets its own limits, of which only what holds for
+// every strategy is checked.
 func (c *Counters) Check(steps, attempts int) error {
 	for _, f := range []struct {
 		name string
@@ -422,9 +378,7 @@ func (c *Counters) Check(steps, attempts int) error {
 	case c.DuplicateUsers > c.RepeatedSteps:
 		return fmt.Errorf("duplicate_users: %d is more than the %d repeated side effects", c.DuplicateUsers, c.RepeatedSteps)
 	}
-	// Side effects less repeats are the (job, step) pairs whose work was done:
-	// every step of every job that a strategy.Retry saw succeed, at most every
-	// step of every job.
+	// Side effects less repeats are the (job, step) pairs whose work was done.
 	done := big.NewInt(c.SideEffects - c.RepeatedSteps)
 	perStep := big.NewInt(int64(steps))
 	if hi := new(big.Int).Mul(jobs, perStep); done.Cmp(hi) > 0 {
@@ -442,11 +396,7 @@ func (c *Counters) Check(steps, attempts int) error {
 	return c.checkByStep(steps)
 }
 
-// checkByStep refuses by-step counts that do not split c's totals, which
-// every engine counts step by step: each step's repeats at least the jobs
-// that did its work twice (each repeated it once or more) and none past the
-// scenario's steps, the repeats adding up to repeated_steps. Each step's
-// duplicate jobs are at most the jobs.
+// checkByStep refuses by-step counts that do not split c's totals.
 func (c *Counters) checkByStep(steps int) error {
 	var sum int64
 	for i := range c.RepeatedByStep {
@@ -474,10 +424,8 @@ func (c *Counters) checkByStep(steps int) error {
 	return nil
 }
 
-// checkSquares refuses a sum of squares sq that n whole numbers from 0 to hi
-// adding up to sum cannot have: sum^2/n <= sq (Cauchy-Schwarz), sum <= sq
-// (x <= x^2 for whole x), and sq <= hi x sum and sq <= sum^2 (x^2 <= hi x and
-// the cross terms of (sum x)^2 are not negative).
+// checkSquares refuses a sum of squares sq that n whole numbers from 0 to hi adding up to sum
+// cannot have: sum^2/n <= sq, sum <= sq, sq <= hi x sum and sq <= sum^2.
 func checkSquares(sum int64, sq Wide, n, hi int64) error {
 	s, q := big.NewInt(sum), sq.big()
 	s2 := new(big.Int).Mul(s, s)
@@ -494,9 +442,8 @@ func checkSquares(sum int64, sq Wide, n, hi int64) error {
 	return nil
 }
 
-// callsBound is the most calls a job makes in deliveries deliveries of
-// steps steps of attempts calls each, or math.MaxInt64 when attempts is 0
-// (a strategy that sets its own limits) or the product overflows.
+// callsBound is the most calls a job makes in deliveries deliveries, or math.MaxInt64 for attempts
+// 0 or on overflow.
 func callsBound(steps, attempts int, deliveries int64) int64 {
 	if attempts == 0 {
 		return math.MaxInt64
@@ -513,8 +460,7 @@ func mulSat(a, b int64) int64 {
 	return int64(lo)
 }
 
-// AddChecked adds o to c as Add does, but refuses, leaving c as it was, a sum
-// that overflows an int64 counter or a 128-bit sum of squares.
+// AddChecked adds o to c as Add does, but refuses, leaving c as it was, a sum that overflows.
 func (c *Counters) AddChecked(o *Counters) error {
 	type term struct {
 		name string
@@ -563,8 +509,7 @@ func (c *Counters) AddChecked(o *Counters) error {
 	return nil
 }
 
-// formatError refuses a shard of format f, saying which this retrysim
-// reads, and for an older one that its shards must be run again.
+// formatError refuses a shard of format f.
 func formatError(f int) error {
 	if f > 0 && f < ShardFormat {
 		return fmt.Errorf("retrysim_shard: format %d was written by an older retrysim; this one reads format %d only (its completion histograms changed): run the shard again", f, ShardFormat)
@@ -578,8 +523,7 @@ func addInt64(a, b int64) (int64, bool) {
 	return s, (s > a) == (b > 0)
 }
 
-// exactly decodes the JSON array b into dst, which it must fill exactly;
-// what names the numbers in an error.
+// exactly decodes the JSON array b into dst, which it must fill exactly.
 func exactly(b []byte, dst []int64, what string) error {
 	var xs []int64
 	if err := json.Unmarshal(b, &xs); err != nil {

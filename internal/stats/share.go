@@ -7,8 +7,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Share is k of n with its Wilson score interval (Count gives k back); NaN
-// with no interval with n = 0.
+// Share is k of n with its Wilson score interval, NaN with n = 0.
 func Share(k, n int) schema.Estimate {
 	if n == 0 {
 		return estimate.Point(math.NaN(), 0)

@@ -6,9 +6,8 @@ import (
 	"github.com/retrysim/retrysim/internal/hist"
 )
 
-// Axis is a parameter a sweep can vary: its name in outputs, the words that
-// label it on a plot, and whether its values are whole numbers or durations
-// (held in seconds, shown as written: 1h, 250ms).
+// Axis is a parameter a sweep can vary: its name, its plot label, and whether its values are whole
+// numbers or durations in seconds.
 type Axis struct {
 	Name, Label string
 	Whole       bool
@@ -23,19 +22,14 @@ var axes = []Axis{
 	{Name: "jobs", Label: "Jobs simulated", Whole: true},
 }
 
-// Axes are the parameters a sweep can vary, in grid order: a fresh slice,
-// so no importer can change what another gets.
+// Axes are the parameters a sweep can vary, in grid order, a fresh slice.
 func Axes() []Axis { return slices.Clone(axes) }
 
-// Point is one grid point of a sweep: a value for every axis of the sweep,
-// in the order of its axes (Sweep.AxisList).
+// Point is one grid point of a sweep, a value an axis.
 type Point []float64
 
-// SweepRow is one strategy at one grid point: the Part 5 model's counters
-// in Core, and the others (the delivery model's, the side effects by step)
-// kept only where they are not zero, 16 bytes each (the time histograms'
-// buckets too), so that a row holds a few hundred bytes in the Part 5
-// model and a few kilobytes in the delivery model, not Counters' 90 KB.
+// SweepRow is one strategy at one grid point: the Part 5 counters in Core and the others only where
+// not zero, a few hundred bytes where Counters take 90 KB.
 type SweepRow struct {
 	Point Point
 	// ID is the strategy's short name; Label the name people read.
@@ -45,8 +39,7 @@ type SweepRow struct {
 	Core
 	// Replicates are each replicate's metric values, when there are two or more.
 	Replicates []Values
-	// rest are the counters beyond Core that are not zero, but for the
-	// histograms' buckets, which completion and failedCompletion keep.
+	// rest are the counters beyond Core that are not zero; the histograms keep their buckets.
 	rest                         []counted
 	completion, failedCompletion []hist.Bucket
 }
@@ -66,8 +59,7 @@ func restOf(c *Counters) []*int64 {
 	return p
 }
 
-// SetCounters sets the row's counters to c, every one of them: Row gives
-// them back whole.
+// SetCounters sets the row's counters to c, every one of them.
 func (r *SweepRow) SetCounters(c *Counters) {
 	r.Core = CoreOf(c)
 	r.rest = nil
@@ -79,9 +71,7 @@ func (r *SweepRow) SetCounters(c *Counters) {
 	}
 }
 
-// Core are the counters of the Part 5 model, the rates' inputs: a hundred
-// bytes, where the delivery model's histograms and per-step counts make
-// Counters kilobytes.
+// Core are the counters of the Part 5 model, the rates' inputs.
 type Core struct {
 	Jobs, Failed, Calls, RepeatedSteps, DuplicateUsers, SideEffects int64
 	CallsSq, RepeatedSq                                             Wide
@@ -99,8 +89,7 @@ func (r *SweepRow) Row() Row {
 	return row
 }
 
-// Fill writes the sweep row into row as a Row, for the metrics and the
-// flat fields: a caller reading many rows reuses one Row (89 KB) for all.
+// Fill writes the sweep row into row, which a caller reading many rows reuses (89 KB).
 func (r *SweepRow) Fill(row *Row) {
 	c := r.Core
 	*row = Row{ID: r.ID, Label: r.Label, NoRepeats: r.NoRepeats, Replicates: r.Replicates, Counters: Counters{
@@ -118,8 +107,8 @@ func (r *SweepRow) Fill(row *Row) {
 	_ = row.Counters.FailedCompletion.SetBuckets(r.failedCompletion)
 }
 
-// Sweep is a whole sweep: the fixed parameters, which axes vary, the metric
-// the table formats and plots show, and a row per point and strategy.
+// Sweep is a whole sweep: the fixed parameters, the swept axes, the metric shown, and a row per
+// point and strategy.
 type Sweep struct {
 	Scenario string `json:"scenario"`
 	// File is the scenario file the sweep ran, if any.
@@ -127,23 +116,16 @@ type Sweep struct {
 	RNG    string `json:"rng"`
 	Seed   uint64 `json:"seed"`
 	Engine string `json:"engine"`
-	// Axes are the sweep's parameters, in grid order; nil means Axes(), the
-	// four of the built-in sign-up. A scenario file's sweep leaves out
-	// p_fail and lost_reply unless they are set over the file, and a
-	// parameter varied by name (steps[charge the card].p_fail) follows the
-	// four, labelled with its name.
+	// Axes are the sweep's parameters in grid order; nil means Axes().
 	Axes []Axis `json:"-"`
 	// Swept are indexes into the axes of the parameters that take several values.
 	Swept  []int  `json:"-"`
 	Metric Metric `json:"-"`
-	// CI puts the metric's intervals in the table formats; csv and json
-	// always carry them.
+	// CI puts the metric's intervals in the table formats.
 	CI bool `json:"-"`
-	// Watched are the scenario's watched steps, as Params.Watched; csv and
-	// json carry each one's columns as the table's do.
+	// Watched are the scenario's watched steps, as Params.Watched.
 	Watched []Watch `json:"watched,omitempty"`
-	// StepNames, when the delivery model ran, are the scenario's steps:
-	// csv and json then carry the delivery model's columns.
+	// StepNames are the scenario's steps when the delivery model ran.
 	StepNames []string   `json:"-"`
 	Rows      []SweepRow `json:"-"`
 	// Strategies are the row IDs in the order asked for, for columns and legends.
@@ -158,8 +140,7 @@ func (s Sweep) AxisList() []Axis {
 	return s.Axes
 }
 
-// At is the row's value on axis a; a row without a point (a zero SweepRow)
-// reads 0 on every axis, as the fixed array of four it replaced did.
+// At is the row's value on axis a, 0 for a row without a point.
 func (r SweepRow) At(a int) float64 {
 	if a < len(r.Point) {
 		return r.Point[a]

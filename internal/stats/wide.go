@@ -6,9 +6,8 @@ import (
 	"math/bits"
 )
 
-// Wide is an unsigned 128-bit sum. Sums of squares over billions of jobs (a
-// job can make 64,000 calls) outgrow 64 bits; floats would make the sum depend
-// on the order of addition, and so on the number of workers.
+// Wide is an unsigned 128-bit sum: sums of squares outgrow 64 bits, and floats would make the sum
+// depend on the order of addition, and so on the number of workers.
 type Wide struct {
 	Hi, Lo uint64
 }

@@ -1,7 +1,5 @@
-// Package sweep expands parameter lists and ranges into a grid of points, so
-// one command can ask "what if P_FAIL were 0.1% to 5%?". It parses and
-// enumerates; running the points is package sim's work and drawing them
-// package internal/render's.
+// Package sweep expands parameter lists and ranges into a grid of points; running the points is
+// package sim's work and drawing them package render's.
 package sweep
 
 import (
@@ -27,8 +25,7 @@ const (
 	Probability Kind = iota
 	// Whole values are integers in [Min, Max].
 	Whole
-	// Duration values are written as durations (250ms, 24h) and held in
-	// seconds, in [Min, Max].
+	// Duration values are written as durations (250ms, 24h), held in seconds, in [Min, Max].
 	Duration
 	// Number values are any numbers in [Min, Max].
 	Number
@@ -43,13 +40,10 @@ type Spec struct {
 // Forms is the accepted syntax, for error messages.
 const Forms = "a value (0.01), a list (0.001,0.01,0.05) or a range start:stop:count (0:0.02:11)"
 
-// MaxPoints bounds a grid, the product of its axes' lengths, and so each
-// axis: every point holds its configuration and rows until the output is
-// written, so the bound is what keeps a sweep's memory under about 200 MB.
+// MaxPoints bounds a grid's points, which keeps a sweep's memory under about 200 MB.
 const MaxPoints = 10_000 // sweep -help and the README say 10,000
 
-// MaxRows bounds a sweep's rows, points x strategies: the output (about 800
-// bytes a json row) is held until it is written, all at once.
+// MaxRows bounds a sweep's rows, points x strategies, held until written.
 const MaxRows = 50_000 // sweep -help and the README say 50,000
 
 // Parse reads a value, a comma-separated list, or an inclusive range
@@ -139,10 +133,7 @@ func (spec Spec) Check(v float64) error {
 // Point is one combination of axis values, in axis order.
 type Point []float64
 
-// Size is the number of points in the grid of axes, with an error when it is
-// more than MaxPoints. It multiplies lengths, never listing points, so it is
-// safe to call on any axes before any work (Parse keeps each length within
-// MaxPoints, so four axes' product fits an int64).
+// Size is the number of points in the grid of axes, refused above MaxPoints, without listing them.
 func Size(axes []Axis) (int64, error) {
 	n := int64(1)
 	for _, a := range axes {
@@ -154,24 +145,33 @@ func Size(axes []Axis) (int64, error) {
 	return n, nil
 }
 
-// Grid is every combination of the axes' values, the first axis varying
-// slowest. It refuses a grid of more than MaxPoints points, as Size does.
+// Grid is every combination of the axes' values, the first axis varying slowest, refused as Size
+// refuses it.
 func Grid(axes []Axis) ([]Point, error) {
 	n, err := Size(axes)
 	if err != nil {
 		return nil, err
 	}
-	points := []Point{{}}
-	for _, a := range axes {
-		next := make([]Point, 0, n)
+	lists := make([][]float64, len(axes))
+	for i, a := range axes {
+		lists[i] = a.Values
+	}
+	return product[Point](lists, n), nil
+}
+
+// product is every combination of lists' values, the first list varying slowest.
+func product[P ~[]T, T any](lists [][]T, n int64) []P {
+	points := []P{{}}
+	for _, vals := range lists {
+		next := make([]P, 0, n)
 		for _, p := range points {
-			for _, v := range a.Values {
-				next = append(next, append(append(Point{}, p...), v))
+			for _, v := range vals {
+				next = append(next, append(slices.Clone(p), v))
 			}
 		}
 		points = next
 	}
-	return points, nil
+	return points
 }
 
 // Swept returns the indexes of the axes with more than one value.
@@ -185,20 +185,17 @@ func Swept(axes []Axis) []int {
 	return out
 }
 
-// MaxSets bounds the settings a sweep varies by path; the grid's size
-// bounds their values.
+// MaxSets bounds the settings a sweep varies by path.
 const MaxSets = 8
 
-// Set is one setting a sweep varies by its path, with the values it takes
-// as text, in the order given.
+// Set is one setting a sweep varies by its path, with its values as text.
 type Set struct {
 	Path   string
 	Values []string
 }
 
-// ParseSet reads PATH=VALUES: VALUES a value, a comma-separated list of
-// values (numbers, durations such as 250ms, names, true or false) or a
-// range start:stop:count of numbers or of durations.
+// ParseSet reads PATH=VALUES: a value, a list (numbers, durations, names, true or false) or a range
+// start:stop:count of numbers or durations.
 func ParseSet(arg string) (Set, error) {
 	path, values, ok := strings.Cut(arg, "=")
 	path = strings.TrimSpace(path)
@@ -237,8 +234,7 @@ func ParseSet(arg string) (Set, error) {
 // TextForms is ParseSet's syntax, for error messages.
 const TextForms = "a value (10, 30s, aimd), a list (5,10,20) or a range start:stop:count (0:0.02:11, 1s:5s:5)"
 
-// SetGrid is every combination of the sets' values, the first set varying
-// slowest: a point's values in the sets' order. It refuses more than
+// SetGrid is every combination of the sets' values, the first varying slowest, refusing more than
 // MaxSets sets, a path given twice, or more than MaxPoints points.
 func SetGrid(sets []Set) ([][]string, error) {
 	if len(sets) > MaxSets {
@@ -255,15 +251,9 @@ func SetGrid(sets []Set) ([][]string, error) {
 			return nil, fmt.Errorf("the grid has more than the %d points a sweep allows", MaxPoints)
 		}
 	}
-	points := [][]string{{}}
-	for _, s := range sets {
-		next := make([][]string, 0, n)
-		for _, p := range points {
-			for _, v := range s.Values {
-				next = append(next, append(slices.Clone(p), v))
-			}
-		}
-		points = next
+	lists := make([][]string, len(sets))
+	for i, s := range sets {
+		lists[i] = s.Values
 	}
-	return points, nil
+	return product[[]string](lists, n), nil
 }
