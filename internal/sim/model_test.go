@@ -101,6 +101,7 @@ func TestModelQueueRoundTrip(t *testing.T) {
 		{`"max_deliveries":7`, `"max_deliveries":"7"`, `queue.max_deliveries: 7 is not a whole number`},
 		{`"store":"lease"`, `"store":2`, `queue.store: 2 is not a name`},
 		{`"repeat":0.25`, `"repeat":"0.25"`, `queue.repeat: "0.25" is not a number`},
+		{`"repeat":0.25`, `"repeat":true`, `queue.repeat: true is not a number`},
 		{`"repeat":0.25`, `"repeat":1`, ``},
 		{`"lease_ns":40000000000`, `"lease_ns":-1`, `queue.lease: `},
 	} {

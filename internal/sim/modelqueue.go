@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -122,7 +123,8 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 			case float64:
 				s.Set(&c, x)
 			default:
-				return c, pathtext.Errorf("queue."+keys[0], "%q is not a number", x)
+				text, _ := json.Marshal(x) // as the file has it: "0.25", true, null
+				return c, pathtext.Errorf("queue."+keys[0], "%s is not a number", text)
 			}
 		case enum.OneOf:
 			name, ok := values[0].(string)
