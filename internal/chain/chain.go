@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
@@ -79,29 +78,6 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 	}
 	return md, md.check()
 }
-
-// Config is the fleet engine's run of the model for duration seconds: the
-// queue server without network delay, Memoryless on, and MaxAttempts tries,
-// the closest the engine comes to the chain's unlimited ones.
-func (m Model) Config(duration float64) fleet.Config {
-	c := fleet.DefaultConfig()
-	c.Name = "memoryless"
-	c.Duration = seconds(duration)
-	c.Load = fleet.Shape{Kind: fleet.ConstantLoad, Rate: m.Rate}
-	if m.To > m.From {
-		c.Load = fleet.Shape{Kind: fleet.SpikeLoad, Rate: m.Rate, Peak: m.Peak, From: seconds(m.From), To: seconds(m.To)}
-	}
-	c.Server = fleet.Server{Kind: fleet.QueueServer, Workers: m.Workers, QueueMax: m.Queue,
-		Service: fleet.Service{Dist: fleet.ExponentialService, Median: seconds(1 / m.ServiceRate)}, PFail: m.PFail}
-	c.Net = 0
-	c.Client.Attempts = limits.FleetAttempts
-	*fleetrun.Memoryless(&c) = fleetdata.Memoryless{On: true, TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb,
-		BackoffRate: m.BackoffRate, Orbit: m.Orbit}
-	return c
-}
-
-// seconds is s seconds as a time.Duration, to the nanosecond.
-func seconds(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 func (m Model) check() error {
 	pos := func(name string, v float64) error {

@@ -168,33 +168,3 @@ func (f *lu) solveVec(b []float64) []float64 {
 	f.solve(x)
 	return x.a
 }
-
-// maxCondition is the condition number above which a solve's figures are
-// noise: past 1e16 no digit of a float64 survives (gonum's
-// mat.ConditionTolerance).
-const maxCondition = 1e16
-
-// condition is m's condition number in the maximum row sum norm, the
-// norm of m times that of its inverse (computed from f, m's
-// factorisation): exact, where gonum's LAPACK estimated it from below.
-func (f *lu) condition(m *dense) float64 {
-	inv := newDense(f.n, f.n)
-	for i := range f.n {
-		inv.row(i)[i] = 1
-	}
-	f.solve(inv)
-	return rowSumNorm(m) * rowSumNorm(inv)
-}
-
-// rowSumNorm is the largest sum of the absolute values of a row of m.
-func rowSumNorm(m *dense) float64 {
-	var largest float64
-	for i := range m.r {
-		var s float64
-		for _, v := range m.row(i) {
-			s += math.Abs(v)
-		}
-		largest = max(largest, s)
-	}
-	return largest
-}

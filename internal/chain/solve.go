@@ -29,16 +29,6 @@ func (c *Chain) Distribution(p []float64, t float64) ([]float64, error) {
 	return c.evolve(p, 0, t, nil), nil
 }
 
-// At is the probability that the chain, started from p0 at time 0, is in
-// region r at time t.
-func (c *Chain) At(p0 []float64, t float64, r Region) (float64, error) {
-	p, err := c.Distribution(p0, t)
-	if err != nil {
-		return 0, err
-	}
-	return mass(p, c.in(r)), nil
-}
-
 // Hit is the probability that the chain, started from p0 at time 0, is in
 // region r at some time in [from, to]: its distribution at from, then r made
 // absorbing until to.
@@ -207,25 +197,6 @@ func (c *Chain) Mean(r Region) ([]float64, error) {
 	return c.solve(in, make([]float64, len(in)), 1)
 }
 
-// Before is, for each state, the probability of reaching region a before
-// region b (1 in a, 0 in b but not a), the arrival rate Rate throughout. It
-// is an error if some state can reach neither.
-func (c *Chain) Before(a, b Region) ([]float64, error) {
-	ina, inb := c.in(a), c.in(b)
-	fixed := make([]bool, len(ina))
-	value := make([]float64, len(ina))
-	for i := range fixed {
-		fixed[i] = ina[i] || inb[i]
-		if ina[i] {
-			value[i] = 1
-		}
-	}
-	if err := c.reaches(fixed); err != nil {
-		return nil, err
-	}
-	return c.solve(fixed, value, 0)
-}
-
 // reaches checks that every state can reach a state of target at the
 // arrival rate Rate (without arrivals when it is 0).
 func (c *Chain) reaches(target []bool) error {
@@ -349,33 +320,4 @@ func (c *Chain) solve(fixed []bool, value []float64, rhs float64) ([]float64, er
 		next = hl
 	}
 	return h, nil
-}
-
-// Stationary is the chain's stationary distribution at arrival rate Rate,
-// by a dense solve: for chains of at most MaxBlock states.
-func (c *Chain) Stationary() ([]float64, error) {
-	n := len(c.States)
-	if n > MaxBlock {
-		return nil, fmt.Errorf("the stationary solve takes at most %d states (MaxBlock), not %d", MaxBlock, n)
-	}
-	// Q^T pi = 0 with the last equation replaced by sum pi = 1.
-	a := newDense(n, n)
-	for _, tr := range c.trans {
-		r := tr.rate * c.factor(tr, c.Model.Rate)
-		a.add(int(tr.to), int(tr.from), r)
-		a.add(int(tr.from), int(tr.from), -r)
-	}
-	for j := range n {
-		a.row(n - 1)[j] = 1
-	}
-	rhs := make([]float64, n)
-	rhs[n-1] = 1
-	f, ok := factor(a)
-	if !ok {
-		return nil, errors.New("chain: stationary solve: the matrix is singular")
-	}
-	if k := f.condition(a); k > maxCondition {
-		return nil, fmt.Errorf("chain: stationary solve: the matrix is near-singular, with condition number %.4e", k)
-	}
-	return f.solveVec(rhs), nil
 }

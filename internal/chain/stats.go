@@ -170,22 +170,6 @@ func (q Question) CheckItem(k int, it *Item) error {
 	return nil
 }
 
-// Run answers q and runs its items, the splittings on up to workers
-// goroutines; the Stats are the same whatever the workers.
-func (q Question) Run(ctx context.Context, workers int) (Stats, error) {
-	a, err := q.Answer()
-	if err != nil {
-		return Stats{}, err
-	}
-	var items []Item
-	if q.Split != nil {
-		if items, err = q.RunItems(ctx, 0, q.Items(), workers); err != nil {
-			return Stats{}, err
-		}
-	}
-	return q.Stats(a, items), nil
-}
-
 // Stats are what a chain run found: the chain's size, its answers and, with
 // a splitting, its runs' estimates set beside the exact value.
 type Stats struct {

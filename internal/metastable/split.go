@@ -110,9 +110,7 @@ func (sp Splitting) Bytes(cfg *fleet.Config) float64 {
 
 // CheckCost refuses, before any work, a splitting on cfg one run of which
 // would hold more than limits.FleetBytes, as a *FieldError naming effort, or horizon
-// when the paths' series make most of it. Repeat runs fewer splittings at
-// once than its workers where that many would not fit, so the workers
-// never decide whether a splitting is accepted.
+// when the paths' series make most of it.
 func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 	b := sp.Bytes(cfg)
 	if b <= limits.FleetBytes {
@@ -126,15 +124,9 @@ func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleetrun.PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(limits.FleetBytes))}
 }
 
-// Repeat runs runs independent splittings, run r seeded by Seed and r
-// alone (as fleet.Run seeds replicate r), on up to workers goroutines; the
-// estimates are in run order, the same whatever the workers.
-func (sp Splitting) Repeat(ctx context.Context, cfg *fleet.Config, runs, workers int) ([]SplitEstimate, error) {
-	return sp.RepeatRuns(ctx, cfg, 0, runs, workers)
-}
-
-// RepeatRuns runs Repeat's runs lo to hi-1 alone, each the estimate Repeat
-// gives it, so that slices of the runs computed apart join into Repeat's.
+// RepeatRuns runs independent splittings lo to hi-1, run r seeded by Seed and
+// r alone (as fleet.Run seeds replicate r), on up to workers goroutines; the
+// estimates are in run order, the same whatever the workers or the slice.
 func (sp Splitting) RepeatRuns(ctx context.Context, cfg *fleet.Config, lo, hi, workers int) ([]SplitEstimate, error) {
 	runs := max(0, hi-lo)
 	out := make([]SplitEstimate, runs)
