@@ -21,12 +21,10 @@ func WorkersPresets() []Preset[fleet.Workers] {
 
 // LookupWorkersPreset returns the worker-fleet preset called name.
 func LookupWorkersPreset(name string) (Preset[fleet.Workers], error) {
-	return lookupPreset(WorkersPresets(), name, func(p Preset[fleet.Workers]) string { return p.Name }, "want")
+	return lookupPreset(WorkersPresets(), name, "want")
 }
 
-// queueClient is a job queue's redelivery with the queue's defaults d and
-// tries tries in all: its schedule, and its visibility timeout if it has
-// one (NoVisibility otherwise).
+// queueClient is a job queue's redelivery with its defaults d and tries tries in all.
 func queueClient(d jobqueue.Defaults, tries int) fleet.Client {
 	c := fleet.DefaultConfig().Client
 	c.Attempts, c.Backoff, c.Timeout = tries, d.Schedule, fleet.NoVisibility
@@ -49,24 +47,13 @@ func dbSteps() []fleet.WorkerStep {
 	return []fleet.WorkerStep{{To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}}
 }
 
-// outageFleet is the presets' fleet of a database outage: 10 jobs a second
-// of three steps on 20 workers (1 ms of network each way), every step a
-// call to a database taking 5 ms that fails every call from 10 to 40
-// minutes into the run (cut to the run's duration when shorter), the queue
-// redelivering a failed job with client q.
+// outageFleet is the presets' database outage (10 to 40 minutes in, cut to a shorter
+// run), the queue redelivering a failed job with client q.
 func outageFleet(name string, d time.Duration, q fleet.Client) fleet.Workers {
 	from, to := min(10*time.Minute, d/6), min(40*time.Minute, d*2/3)
 	return fleet.Workers{Name: name, Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 10},
 		Queue: q, WorkerCount: 20, QueueMax: limits.FleetQueue, Steps: dbSteps(),
-		Dependencies: []fleet.Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0), Outage: fleet.Outage{From: from, To: to, Mode: fleet.Fail}}}}
-}
-
-// steadyServer is a server that takes base whatever its load, failing
-// each call with probability pFail.
-func steadyServer(base time.Duration, pFail float64) fleet.Server {
-	s := fleet.DefaultConfig().Server
-	s.Kind, s.Base, s.PFail = fleet.IndependentServer, base, pFail
-	return s
+		Dependencies: []fleet.Node{{Name: "db", Server: independentServer(5*time.Millisecond, 0), Outage: fleet.Outage{From: from, To: to, Mode: fleet.Fail}}}}
 }
 
 // sidekiqOutage is a 30-minute database outage under Sidekiq's retry: 3
@@ -86,9 +73,7 @@ var sidekiqOutage = Preset[fleet.Workers]{
 	},
 }
 
-// sqsMaxReceive is the sqs-visibility preset's redrive policy's
-// maxReceiveCount: a message received 5 times goes to the dead-letter
-// queue.
+// sqsMaxReceive is sqs-visibility's redrive policy's maxReceiveCount.
 const sqsMaxReceive = 5
 
 // sqsVisibility is SQS's default visibility timeout against a payments
@@ -113,7 +98,7 @@ var sqsVisibility = Preset[fleet.Workers]{
 		w := fleet.Workers{Name: "no_key", Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 1},
 			Queue: q, EntrySettings: fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true}, WorkerCount: 500, QueueMax: limits.FleetQueue,
 			Steps: []fleet.WorkerStep{{To: "payments", Client: func() fleet.Client { c := stepClient(); c.Timeout = 5 * time.Minute; return c }()}},
-			Dependencies: []fleet.Node{{Name: "payments", Server: steadyServer(200*time.Millisecond, 0),
+			Dependencies: []fleet.Node{{Name: "payments", Server: independentServer(200*time.Millisecond, 0),
 				Outage: fleet.Outage{From: from, To: from + 100*time.Second, Mode: fleet.Stall}}}}
 		keyed := w
 		keyed.Name, keyed.Store = "lease", fleet.KeyStore{Mode: delivery.Lease, TTL: 24 * time.Hour, Lease: 30 * time.Second}
@@ -144,7 +129,7 @@ var backlogDrain = Preset[fleet.Workers]{
 			Queue: q, WorkerCount: 200, QueueMax: limits.FleetQueue,
 			Down:  fleet.Outage{From: min(5*time.Minute, d/12), To: min(20*time.Minute, d/3), Mode: fleet.Stall},
 			Steps: []fleet.WorkerStep{{To: "db", Client: stepClient()}, {To: "api", Client: stepClient()}},
-			Dependencies: []fleet.Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0)},
+			Dependencies: []fleet.Node{{Name: "db", Server: independentServer(5*time.Millisecond, 0)},
 				{Name: "api", Server: api}}}
 		capped := w
 		capped.Name, capped.WorkerCount = "capped", 5
@@ -152,16 +137,11 @@ var backlogDrain = Preset[fleet.Workers]{
 	},
 }
 
-// unlimitedTries is the tries the presets give a queue with no limit on
-// them (Temporal's activities): 25 on Temporal's schedule span 1827 s (1 +
-// 2 + ... + 64, then 100 s apart), past the 30-minute outage, and the cost
-// bound of a replicate, which counts every try a job can make, stays
-// within limits.FleetBytes.
+// unlimitedTries cuts a queue's unlimited tries (Temporal's): 25 on its schedule span
+// 1827 s, past the 30-minute outage, and keep a replicate within limits.FleetBytes.
 const unlimitedTries = 25
 
-// queueDefaults is the preset of job queue d's defaults (River, Oban or
-// Temporal) through the 30-minute database outage of sidekiq-outage: its
-// tries (Temporal's unlimited ones cut at unlimitedTries) on its schedule.
+// queueDefaults is the preset of job queue d's defaults through sidekiq-outage's outage.
 func queueDefaults(d jobqueue.Defaults) Preset[fleet.Workers] {
 	tries, note := d.MaxAttempts, fmt.Sprintf("%d tries in all", d.MaxAttempts)
 	if tries == jobqueue.Unlimited {
