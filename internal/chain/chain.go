@@ -1,11 +1,6 @@
-// Package chain is the exact oracle of the fleet model's Memoryless runs: it
-// builds the continuous-time Markov chain their rules (fleetdata.Memoryless)
-// define, over every state reachable from an empty server, and computes from
-// it, without sampling, the probability of reaching a region of states by a
-// time (uniformisation), the probability of reaching one region before
-// another and the expected time to reach a region (a block-tridiagonal
-// linear solve, a block an orbit size). The fleet engine's replicates of the
-// same configuration must agree with it within their sampling error.
+// Package chain is the exact oracle of the fleet model's Memoryless runs: the
+// continuous-time Markov chain their rules (fleetdata.Memoryless) define, and its
+// transient, hitting and mean-time answers computed without sampling.
 package chain
 
 import (
@@ -20,11 +15,9 @@ import (
 	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
-// Limits on a chain, checked before any work: as it is built, the states
-// and the states of one orbit size (Mean and Before factor a dense block of
-// that order for each orbit size, in at most MaxStates x MaxBlock x 8 bytes,
-// 80 MB, and seconds); before a transient, the steps of uniformisation and
-// its work, steps x transitions, each a multiply-add (a few seconds at most).
+// Limits on a chain, checked before any work: its states, the states of one orbit size
+// (a dense block each, at most MaxStates x MaxBlock x 8 bytes), and uniformisation's steps
+// and multiply-adds.
 const (
 	MaxStates = 20_000
 	MaxBlock  = 500
@@ -46,9 +39,8 @@ type Model struct {
 	ServiceRate    float64
 	// PFail is the probability that a served call fails.
 	PFail float64
-	// TimeoutRate is θ, RetryProb p, BackoffRate ν and Orbit the orbit's cap,
-	// as in fleetdata.Memoryless; TimeoutRate 0 (no timeouts) is the chain's
-	// alone, for the closed forms of queues, as the engine needs a rate.
+	// TimeoutRate is θ, RetryProb p, BackoffRate ν and Orbit the orbit's cap, as in
+	// fleetdata.Memoryless; TimeoutRate 0 (no timeouts) is for the queues' closed forms.
 	TimeoutRate, RetryProb, BackoffRate float64
 	Orbit                               int
 }
@@ -151,9 +143,8 @@ type Chain struct {
 	level []int
 }
 
-// Build enumerates the states reachable from the empty server with an empty
-// orbit (at any arrival rate above 0) and their transitions. It refuses a
-// chain of more than MaxStates states.
+// Build enumerates the states reachable from the empty one and their transitions,
+// refusing more than MaxStates states.
 func Build(m Model) (*Chain, error) {
 	if err := m.check(); err != nil {
 		return nil, err
@@ -197,8 +188,8 @@ func Build(m Model) (*Chain, error) {
 	return c, nil
 }
 
-// moves calls f with every state s jumps to, and the rate (a multiple of λ
-// when arrival). Jumps that lead back to s are left out.
+// moves calls f with every state s jumps to other than s, and the rate (a multiple of λ
+// when arrival).
 func (m Model) moves(s State, f func(t State, rate float64, arrival bool)) {
 	emit := func(t State, rate float64, arrival bool) {
 		if t != s && rate > 0 {
@@ -279,8 +270,7 @@ func (m Model) moves(s State, f func(t State, rate float64, arrival bool)) {
 // Len is the number of states.
 func (c *Chain) Len() int { return len(c.States) }
 
-// Transitions is the number of transitions: the distinct pairs of states
-// between which some rate is above 0.
+// Transitions is the number of distinct pairs of states joined by a rate above 0.
 func (c *Chain) Transitions() int {
 	pairs := make(map[[2]int32]bool, len(c.trans))
 	for _, tr := range c.trans {
@@ -314,9 +304,8 @@ func (c *Chain) in(r Region) []bool {
 	return b
 }
 
-// Collapsed is the state of a server in collapse: every worker and every
-// queue place holding an abandoned call, and the orbit full (empty when
-// nothing is retried). It is reachable when TimeoutRate is above 0.
+// Collapsed is every worker and queue place holding an abandoned call, and the orbit
+// full (empty when nothing is retried).
 func (m Model) Collapsed() State {
 	s := State{Abandoned: m.Workers, Queued: m.Queue}
 	if m.RetryProb > 0 {

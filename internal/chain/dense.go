@@ -5,13 +5,9 @@ import (
 	"slices"
 )
 
-// The chain's linear algebra: dense matrices, their products and LU
-// factorisation with partial pivoting, small enough to write here rather
-// than build gonum's mat, lapack and blas into the command. Every
-// operation is the one gonum v0.17's mat does on amd64, in the same order,
-// each product rounded before it is added (float64(x*y): no fused
-// multiply-add), so that every figure is the one gonum's solve gave, to
-// the last bit (TestDenseIsGonums).
+// The chain's linear algebra: dense matrices, products and LU with partial pivoting,
+// each operation in gonum v0.17's amd64 order without fused multiply-adds, so that every
+// figure is gonum's to the last bit (TestDenseIsGonums).
 
 // dense is a row-major matrix of r rows and c columns.
 type dense struct {
@@ -49,11 +45,8 @@ func mul(a, b *dense) *dense {
 	return p
 }
 
-// mulVec is a times x, each row's products summed as gonum's amd64 Dgemv
-// kernel sums them: those at even and at odd columns (of the columns
-// before the last when they are odd) in two sums, the product at the last
-// odd column added to their sum, or, in the last row of an odd number of
-// rows, to the even sum before the odd one is.
+// mulVec is a times x, each row summed as gonum's amd64 Dgemv kernel does: even and odd
+// columns in two sums, the last odd column's product placed as that kernel places it.
 func mulVec(a *dense, x []float64) []float64 {
 	y := make([]float64, a.r)
 	pairs := a.c &^ 1

@@ -21,12 +21,9 @@ const CrudeRuns = 200
 // crudeSeed keeps the crude replicates' seeds apart from the splittings'.
 const crudeSeed = 0xc0de
 
-// Question is what retrysim chain asks of a chain: from collapse, the mean
-// time to health (nothing queued, the orbit empty) and the probability of
-// health within Within seconds (with a spike, from an empty server at 0,
-// within Within of the spike's end); and with Split, the splitting's
-// estimate beside the chain's exact value. Collapse is what the output
-// calls collapse ("collapse" when empty).
+// Question is what retrysim chain asks: from collapse, the mean time to health and the
+// probability of health within Within seconds (after a spike: from empty at 0); with Split,
+// the splitting's estimate beside the exact value. Collapse names collapse ("collapse").
 type Question struct {
 	Chain    *Chain
 	Within   float64
@@ -34,19 +31,16 @@ type Question struct {
 	Collapse string
 }
 
-// Split is a multilevel splitting on the fleet engine, for the probability
-// that the orbit reaches the last of its Levels: Runs independent runs of
-// Splitting on Config, whose Importance is the orbit's size (OrbitSplit).
+// Split is Runs multilevel splittings on the fleet engine of the orbit reaching the last of
+// its Levels.
 type Split struct {
 	metastable.Splitting
 	Config fleet.Config
 	Runs   int
 }
 
-// OrbitSplit is the splitting of cfg for the probability that the orbit
-// reaches target within horizon seconds of an empty server: a level each
-// orbit size from 1 to target, runs runs of effort paths a level, seeded
-// by seed.
+// OrbitSplit is the splitting of cfg for the orbit reaching target within horizon seconds
+// of an empty server: a level each orbit size, runs runs of effort paths a level.
 func OrbitSplit(cfg fleet.Config, target int, horizon float64, effort, runs int, seed uint64) *Split {
 	levels := make([]int, target)
 	for i := range levels {
@@ -67,9 +61,8 @@ type Answers struct {
 	Exact float64
 }
 
-// Answer computes q's exact numbers, refusing a span that would take too
-// many steps as a *schema.FieldError naming within or split.horizon, with
-// the span in seconds first in its message.
+// Answer computes q's exact numbers, refusing too long a span as a *schema.FieldError
+// naming within or split.horizon.
 func (q Question) Answer() (Answers, error) {
 	ch, md := q.Chain, q.Chain.Model
 	healthy := func(s fleetdata.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
@@ -120,9 +113,8 @@ func (sp *Split) CrudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
 	return events, nil
 }
 
-// Item is one splitting run's estimate and the events it took, or a crude
-// replicate's events (P 0): a question's items are its splitting runs,
-// then its CrudeRuns crude replicates, none without a splitting.
+// Item is one splitting run's estimate and events, or a crude replicate's events (P 0):
+// the splitting runs first, then CrudeRuns crude replicates.
 type Item struct {
 	P      float64
 	Events int64
@@ -170,8 +162,7 @@ func (q Question) CheckItem(k int, it *Item) error {
 	return nil
 }
 
-// Stats are what a chain run found: the chain's size, its answers and, with
-// a splitting, its runs' estimates set beside the exact value.
+// Stats are what a chain run found: the chain's size, its answers, and the splitting's.
 type Stats struct {
 	States, Transitions int
 	Within              float64
@@ -192,8 +183,7 @@ type SplitStats struct {
 	Events, Crude int64 // the splittings' events, and the CrudeRuns crude replicates'
 }
 
-// Stats folds q's answers a and its items, all of them in order, as Run
-// returns them and as the slices of a sharded run join into.
+// Stats folds q's answers a and all its items, in order.
 func (q Question) Stats(a Answers, items []Item) Stats {
 	st := Stats{States: q.Chain.Len(), Transitions: q.Chain.Transitions(), Within: q.Within, Collapse: q.collapse(), Answers: a}
 	sp := q.Split
@@ -217,8 +207,7 @@ func (q Question) Stats(a Answers, items []Item) Stats {
 	return st
 }
 
-// String is what retrysim chain prints after its settings' line: the
-// chain's size, its answers and the splitting's estimate beside them.
+// String is what retrysim chain prints after its settings' line.
 func (st Stats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "states %d, transitions %d\n", st.States, st.Transitions)
