@@ -1,16 +1,10 @@
-// Package rng holds the deterministic random streams the simulator draws from,
-// and the rule that says when a latency is lognormal.
+// Package rng holds the deterministic random streams the simulator draws from, and the
+// rule that says when a latency is lognormal.
 //
-// Every draw is a 64-bit fixed-point fraction: the value U stands for U/2^64 in
-// [0, 1). A generator whose native output is coarser (mulberry32 yields 32 bits,
-// the 64-bit PCGs are cut to 53 bits as math/rand/v2's Float64 does) is scaled so
-// that U/2^64 equals exactly the float the generator's own API would return. That
-// keeps comparisons such as "u < p" bit-exact with other implementations while the
-// hot path compares integers.
-//
-// This package never reads the clock or a global source: a stream is a pure
-// function of its generator, seed and block. It is not a general-purpose random
-// package; it offers only what the simulator needs.
+// Every draw is a 64-bit fixed-point fraction, U standing for U/2^64 in [0, 1), scaled so
+// that it equals exactly the float the generator's own API returns: "u < p" stays
+// bit-exact with other implementations while the hot path compares integers. A stream is
+// a pure function of its generator, seed and block; nothing here reads the clock.
 package rng
 
 import (
@@ -19,11 +13,9 @@ import (
 	"strings"
 )
 
-// Source is a deterministic generator of fractions. Fill overwrites dst with the
-// next len(dst) draws. A Source is not safe for concurrent use.
-//
-// Filling a buffer, rather than returning one value a call, keeps the interface
-// call off the per-draw path.
+// Source is a deterministic generator of fractions: Fill overwrites dst with the next
+// len(dst) draws, keeping the interface call off the per-draw path. Not safe for
+// concurrent use.
 type Source interface {
 	Fill(dst []uint64)
 }
@@ -34,8 +26,7 @@ type Generator struct {
 	Name string
 	// Doc is one line for -help.
 	Doc string
-	// Sequential generators have one stream a seed (the article's mulberry32):
-	// a run cannot split jobs into independently seeded blocks, so New ignores
+	// Sequential generators have one stream a seed (the article's mulberry32): New ignores
 	// block and the engine runs jobs in order.
 	Sequential bool
 	// New returns the stream for block of a run seeded with seed.
@@ -99,9 +90,8 @@ func mix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// ReplicateSeed is the seed of replicate r of a run seeded with seed.
-// Replicate 0 is the run itself; the others are spread by splitmix64, so
-// replicates are independent streams for any generator.
+// ReplicateSeed is the seed of replicate r of a run seeded with seed: replicate 0 is the
+// run itself, the others spread by splitmix64.
 func ReplicateSeed(seed, r uint64) uint64 {
 	if r == 0 {
 		return seed
@@ -109,9 +99,7 @@ func ReplicateSeed(seed, r uint64) uint64 {
 	return mix(seed ^ mix(r^0x5eed))
 }
 
-// LatencySeed seeds the streams a run seeded with seed draws its calls'
-// latencies from, apart from its outcome draws, so that the time model can
-// draw a job's latencies without knowing yet how its calls turn out.
+// LatencySeed seeds a run's latency streams, apart from its outcome draws.
 func LatencySeed(seed uint64) uint64 {
 	return mix(seed ^ mix(0x1a7e))
 }
