@@ -11,32 +11,12 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// Retry returns r's exact expectations on sc: the probability that a job
-// fails, the mean and variance of its calls and of its repeated side effects,
-// and the probability that each watched step's side effect happens twice or
-// more (DuplicateRates, the first also in DuplicateRate). sc must be valid.
-//
-// They come from a dynamic programme over the states of one job, not from
-// closed forms such as 1 - none - once: those subtract numbers near 1 and at
-// extreme rates (P_FAIL 0.999, ten attempts) print a negative probability or
-// one a thousand times too large. Here every probability is a sum of products
-// of p, (1-p) l and (1-p)(1-l), all non-negative, so each figure keeps its
-// relative precision however small it is.
-//
-// Retrying each step, a job is a walk over (step, errors in the step, the
-// step's side effects up to two); retrying the whole job with the store, the
-// same walk with errors counted over the job, since finished steps are skipped
-// and attempts are spent on errors alone. Retrying the whole job without the
-// store, the steps an attempt does the work of are a prefix (those before the
-// step where it stopped, and that step too when its reply was lost), so a job
-// is a walk over (attempt, the longest prefix worked so far, the watched
-// step's side effects up to two): an attempt that works a prefix of w steps
-// repeats those of them, below the longest prefix so far, whose provider does
-// not honour the key.
-//
-// A key, when the provider honours it, keeps the work of that step to one.
-// A step's own attempts and key mode (provider.StepRetry) count as Retry
-// applies them.
+// Retry returns r's exact expectations on sc, which must be valid: the probability that a
+// job fails, the mean and variance of its calls and repeated side effects, and each
+// watched step's probability of a side effect twice or more (DuplicateRates, the first
+// also DuplicateRate). A dynamic programme over one job's states, every probability a sum
+// of non-negative products, keeps each figure's relative precision however small, where
+// closed forms such as 1 - none - once print negative probabilities at extreme rates.
 func Retry(r strategy.Retry, sc provider.Scenario) stats.Expected {
 	var e stats.Expected
 	for k, wa := range sc.Watched {

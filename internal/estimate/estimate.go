@@ -11,10 +11,7 @@ import (
 
 // The interval methods, in the order schema.Method names them.
 const (
-	// NoInterval is an estimate with no interval: Lo and Hi are NaN (a
-	// quantile from a histogram, a mean of one replicate in the fleet), or
-	// Value itself where a report prints one anyway (the mean of one
-	// replicate of a job model's row).
+	// NoInterval is an estimate whose Lo and Hi are NaN, or Value where a report prints one.
 	NoInterval schema.Method = iota
 	// Wilson is the Wilson score interval of a proportion.
 	Wilson
@@ -34,9 +31,7 @@ const (
 	// Newcombe is Newcombe's hybrid score interval for the difference of
 	// two proportions, from each one's Wilson interval (his method 10).
 	Newcombe
-	// NormalDifference is the normal interval of the difference of two
-	// means, each with its own sample variance (Welch's, at the normal
-	// quantile).
+	// NormalDifference is Welch's interval of two means' difference at the normal quantile.
 	NormalDifference
 )
 

@@ -1,8 +1,5 @@
-// Package fleetrun reads a fleet run's data from fleet's public results and
-// makes results of it: the replicates a shard holds, the rows and series
-// the renderers write, the checks a merge makes of a shard's replicates,
-// and sweeps of a kind's runs. It calls fleet's functions that are no API
-// through fleetdata's Hooks, typed here.
+// Package fleetrun reads a fleet run's data from fleet's public results and makes results
+// of it, calling fleet's non-API functions through fleetdata's Hooks, typed here.
 package fleetrun
 
 import (
@@ -96,9 +93,7 @@ func CheckGraphCost(graphs []fleet.Graph, opt fleet.Options) error {
 // SeriesBytes bounds the memory a replicate of cfg keeps of its series.
 func SeriesBytes(cfg *fleet.Config) float64 { return h.SeriesBytes(cfg) }
 
-// First is the index of opt's first replicate, to read or set: a shard
-// runs replicates First to First + Replicates - 1 of a larger run as that
-// run would.
+// First is the index of opt's first replicate, to read or set (a shard's slice).
 func First(opt *fleet.Options) *int { return h.First(opt) }
 
 // Memoryless is cfg's Memoryless mode, to read or set: only the chain

@@ -13,18 +13,10 @@ import (
 	"time"
 )
 
-// Histogram counts durations in log-spaced buckets, 128 an octave, from
-// 2^-20 s (about a microsecond) to 2^23 s (about 97 days), so quantiles
-// over billions of durations take constant memory, and two histograms'
-// integer counts merge exactly (Merge). Each
-// octave [2^e, 2^(e+1)) is cut into 128 equal widths; a quantile is its
-// bucket's geometric middle, within QuantileError of the exact one. The
-// first bucket counts every duration under 2^-20 s (zero included) and
-// reads as 0; the last counts every duration from Top on and reads as
-// +Inf.
-//
-// It has two views of one set of counts: durations (Add, Quantile) and
-// float seconds (AddSeconds, QuantileSeconds). Its zero value is empty.
+// Histogram counts durations in log-spaced buckets, 128 an octave, from 2^-20 s to Top, in
+// constant memory, its integer counts merging exactly; a quantile is its bucket's
+// geometric middle, within QuantileError. The first bucket counts everything under 2^-20 s
+// and reads as 0, the last everything from Top on and reads as +Inf. Its zero value is empty.
 type Histogram struct {
 	n      int64
 	counts [HistogramBuckets]int64
@@ -49,15 +41,11 @@ var (
 	histLow = int(math.Float64bits(histMin)>>histShift) - 1
 )
 
-// QuantileError is the largest relative error of a quantile within the
-// range: a bucket [lo, hi) reports sqrt(lo hi), which is sqrt(hi/lo) - 1
-// above lo, and hi/lo is largest, 129/128, in an octave's first bucket:
-// 0.39%.
+// QuantileError is the largest relative error of a quantile within the range,
+// sqrt(129/128) - 1: 0.39%.
 const QuantileError = 0.003898650263063158781 // sqrt(129/128) - 1
 
-// Top is the shortest duration, in seconds, past the histogram's range,
-// 2^23 s (about 97 days): the last bucket counts every duration from there
-// on, and a quantile in it is +Inf.
+// Top is the shortest duration, in seconds, past the histogram's range: 2^23 s, about 97 days.
 func Top() float64 { return histTop }
 
 // bucketOf is x's bucket: 0 below the range (NaN and negatives included),
@@ -90,12 +78,8 @@ func (h *Histogram) AddN(d time.Duration, n int64) {
 	h.n += n
 }
 
-// durationBucket is bucketOf(d.Seconds()) without Seconds' division: d
-// times 1e-9 is within a few units in the last place of d.Seconds() (their
-// float bits, as integers, differ by less than 2^4), so where its bits are
-// further than 2^10 from a bucket's edge (a multiple of 2^histShift: the
-// range's ends too are powers of two) both fall in the same bucket; nearer
-// an edge it asks Seconds.
+// durationBucket is bucketOf(d.Seconds()) without Seconds' division: d times 1e-9 falls in
+// the same bucket unless its bits are within 2^10 of a bucket's edge, where it asks Seconds.
 func durationBucket(d time.Duration) int {
 	x := float64(d) * 1e-9
 	if low := math.Float64bits(x) & (1<<histShift - 1); low > 1<<10 && low < 1<<histShift-1<<10 {
@@ -124,10 +108,8 @@ func middle(b int) float64 {
 	return math.Sqrt(lo * hi)
 }
 
-// QuantileSeconds is the p-quantile of the counted durations in seconds:
-// the value of rank ceil(p n) (1 at least), as its bucket's geometric
-// middle; 0 under the range, +Inf past it (at least Top, by how much
-// unknown), NaN when nothing was counted.
+// QuantileSeconds is the p-quantile in seconds, the value of rank ceil(p n) (1 at least):
+// 0 under the range, +Inf past it, NaN when nothing was counted.
 func (h *Histogram) QuantileSeconds(p float64) float64 {
 	if h.n == 0 {
 		return math.NaN()
@@ -187,9 +169,8 @@ func (h *Histogram) Buckets() []Bucket {
 	return out
 }
 
-// SetBuckets makes h hold exactly bs, which must be in increasing order of
-// index, each counting at least one, their total within 64 bits; on an
-// error h is unchanged.
+// SetBuckets makes h hold exactly bs (increasing index, each count at least one, their total
+// within 64 bits); on an error h is unchanged.
 func (h *Histogram) SetBuckets(bs []Bucket) error {
 	var out Histogram
 	for i, b := range bs {
@@ -225,9 +206,7 @@ func (h Histogram) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// UnmarshalJSON reads what MarshalJSON writes, and refuses anything else:
-// a pair that is not two whole numbers, an index out of range or out of
-// order, a count that is not positive, counts that overflow.
+// UnmarshalJSON reads what MarshalJSON writes and refuses anything else.
 func (h *Histogram) UnmarshalJSON(data []byte) error {
 	var pairs [][]int64
 	dec := json.NewDecoder(bytes.NewReader(data))

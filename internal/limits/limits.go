@@ -20,13 +20,8 @@ const MaxJobs = 1_000_000_000_000
 // included, so that no counter can overflow (retrysim.MaxAttempts is it).
 const MaxAttempts = 1000
 
-// MaxDuration bounds every duration a run is given, from the flags and from
-// scenario files alike: latencies, backoff base and cap, TTL, lease,
-// visibility timeout, repeat delay. A year is past any timeout or key life
-// worth simulating. Virtual time still adds many such durations (up to 64
-// steps x 1000 attempts x 1000 deliveries); a sum past what time.Duration
-// holds saturates, and the job's completion shows as past the
-// completion histogram's range, never as a wrapped value.
+// MaxDuration bounds every duration a run is given, from flags and files alike: a year is
+// past any timeout or key life worth simulating. Sums past time.Duration saturate.
 const MaxDuration = 8760 * time.Hour // the command's help and the README say 8760h
 
 // Duration refuses a duration that is negative or longer than MaxDuration.
@@ -48,9 +43,7 @@ func Probability(p float64) error {
 	return nil
 }
 
-// Lease refuses a lease that is not longer than 0s, for the delivery model's
-// lease store, a fleet's and the race harness's lease mode alike: one bound,
-// one message.
+// Lease refuses a lease not longer than 0s: one bound, one message, for every lease mode.
 func Lease(d time.Duration) error {
 	if d <= 0 {
 		return errors.New("a lease must be longer than 0s (one that ran out at once would hold nothing)")

@@ -20,9 +20,8 @@ const (
 	FleetSeconds = 86400
 	// FleetReplicates bounds the replicates of a run.
 	FleetReplicates = 1000
-	// FleetSeriesSeconds bounds replicates x duration: every replicate's
-	// series is kept until the run's are averaged in replicate order (88
-	// bytes a second, so 32 MB a run at the bound).
+	// FleetSeriesSeconds bounds replicates x duration of the series kept until averaged (88
+	// bytes a second: 32 MB a run).
 	FleetSeriesSeconds = 360_000
 	// FleetHedges bounds the hedges of an attempt (the copies of an attempt
 	// are bits of a 16-bit set).
@@ -31,17 +30,12 @@ const (
 	FleetOrbit = 1_000_000
 )
 
-// Limits on what a command's fleet runs may cost, checked by fleet's
-// CheckCost before any work against the bounds Config.Cost computes from the
-// settings alone.
+// Limits on what a command's fleet runs may cost, checked before any work.
 const (
-	// FleetEvents bounds the events of every run and replicate together: at
-	// the engine's 4 to 5 million events a CPU second, about 40 CPU
-	// minutes at worst (20 on two cores).
+	// FleetEvents bounds the events of every run and replicate together: about 40 CPU minutes.
 	FleetEvents = 1e10
-	// FleetBytes bounds the memory the runs hold at once: the replicates
-	// running at once (one a worker) and every replicate's series, kept
-	// until the run's are averaged.
+	// FleetBytes bounds the memory the runs hold at once: the running replicates and every
+	// replicate's series.
 	FleetBytes = 4 << 30
 )
 

@@ -21,16 +21,10 @@ import (
 // kept, a replicate's whole state, until the next level's paths are run.
 const MaxEffort = 100_000
 
-// Splitting is fixed-effort multilevel splitting of a Memoryless run, for the
-// probability of a rare event: the importance of the state reaching the last
-// of Levels by virtual time Horizon. Effort paths start at time 0; those
-// that reach Levels[0] by Horizon are kept, stopped where they reached it;
-// Effort paths then go on from them (path j from the j-th modulo their
-// number, each split on a seed of its own), and so on up the levels. The
-// estimate is the product of the shares that reached each level: unbiased,
-// because each path goes on from the whole state of the engine (events
-// already drawn included), with which the run is Markov. The seeds are
-// fixed by Seed, so the estimate is reproducible.
+// Splitting is fixed-effort multilevel splitting of a Memoryless run, for the probability
+// that the importance reaches the last of Levels by Horizon: Effort paths a level, each
+// going on from the whole engine state of a path that reached the level before, on a seed
+// of its own. The estimate, the product of the levels' shares, is unbiased and reproducible.
 type Splitting struct {
 	// Importance scores a state; Levels are increasing scores, the last
 	// the rare event.
@@ -43,9 +37,7 @@ type Splitting struct {
 
 // SplitEstimate is what a Splitting found.
 type SplitEstimate struct {
-	// P is the estimate; Shares the share of each level's paths that
-	// reached the level (the first from time 0), 0 for those not run
-	// once a level is reached by none.
+	// P is the estimate; Shares each level's share of paths that reached it (0 once none did).
 	P      float64
 	Shares []float64
 	// Events counts the events every path processed: the work it took.

@@ -1,6 +1,5 @@
-// Package replicates declares, once each, the kinds of run whose work is
-// replicates of runs (fleet, graph, workers), as the command's runs, sweeps
-// and shards and tune's searches take them; it runs nothing of its own.
+// Package replicates declares once each the kinds of run whose work is replicates of runs
+// (fleet, graph, workers); it runs nothing of its own.
 package replicates
 
 import (

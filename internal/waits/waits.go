@@ -1,8 +1,6 @@
-// Package waits computes the waits of a backoff.Schedule: the wait before
-// each retry, the longest the first retries can wait in all, and whether a
-// wait uses its random draw. Delays are pure functions of the attempt, the
-// previous delay and a uniform draw passed in, so tests check exact values
-// and the engines keep their draws in their own seeded streams.
+// Package waits computes a backoff.Schedule's waits as pure functions of the attempt, the
+// previous wait and a uniform draw passed in, so that the engines keep their draws in
+// their own streams.
 package waits
 
 import (
@@ -29,9 +27,7 @@ func Jittered(p backoff.Schedule) bool {
 	return false
 }
 
-// Longest is the longest the first n retries can wait in all: each wait
-// with its draw at the top of its range, each decorrelated wait building on
-// the longest before it.
+// Longest is the longest the first n retries can wait in all, each draw at its top.
 func Longest(p backoff.Schedule, n int) time.Duration {
 	var sum, prev time.Duration
 	for a := range n {
