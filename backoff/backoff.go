@@ -1,10 +1,6 @@
-// Package backoff names the wait between retry attempts, by the policies of
-// the AWS Architecture Blog's "Exponential Backoff And Jitter": none,
-// constant, exponential, full jitter, equal jitter and decorrelated jitter;
-// by gRPC's retry backoff; and by the default schedules of four job queues
-// and workflow engines: Sidekiq's, River's, Oban's and Temporal's activity
-// retry policy. Every model computes a policy's waits by one rule, from the
-// attempt, the previous wait and a uniform draw in its own seeded stream.
+// Package backoff names the wait between retry attempts: the AWS Architecture Blog's
+// policies, gRPC's, and four job queues' default schedules, each computed by one rule
+// from the attempt, the previous wait and a uniform draw.
 package backoff
 
 import (
@@ -41,23 +37,13 @@ const (
 	// the first) waits min(base x 2^n, cap) x random(0.8, 1.2), with
 	// backoffMultiplier 2.
 	GRPC
-	// Oban is Oban.Worker's default backoff (Oban v2.23.1,
-	// lib/oban/worker.ex backoff/1 and lib/oban/backoff.ex): after the
-	// failure of attempt a (from 1) the job waits t + trunc(0.1 x u x t)
-	// seconds, t = 15 + 2^a, u a uniform draw in [0, 1) (Backoff.exponential
-	// with min_pad 15, then Backoff.jitter in mode :inc, mult 0.1). Oban
-	// rescales a to round(a / max_attempts x 20) when max_attempts is above
-	// 20; this schedule is the one for max_attempts up to 20, its default
-	// among them.
+	// Oban is Oban.Worker's default backoff (v2.23.1, lib/oban/backoff.ex): after attempt a
+	// (from 1) the job waits t + trunc(0.1 x u x t) seconds, t = 15 + 2^a, as for
+	// max_attempts up to 20.
 	Oban
 	// Temporal is Temporal's default activity retry policy (server v1.31.2,
-	// common/retrypolicy/retry_policy.go DefaultDefaultRetrySettings, the
-	// waits by common/backoff/retry.go ExponentialBackoffAlgorithm and
-	// service/history/workflow/retry.go nextBackoffInterval; sdk-go v1.48.0's
-	// RetryPolicy documents the same defaults): initial interval 1 s,
-	// backoff coefficient 2, maximum interval 100 x the initial, so retry n
-	// (from 0) waits min(100 s, 2^n s), with no jitter. Other intervals are
-	// the exponential policy with that base and cap.
+	// common/retrypolicy/retry_policy.go; sdk-go v1.48.0): retry n (from 0) waits
+	// min(100 s, 2^n s), with no jitter.
 	Temporal
 )
 
@@ -73,10 +59,8 @@ func (k Kind) MarshalText() ([]byte, error) { return kinds.MarshalText(k) }
 // UnmarshalText reads a kind's name.
 func (k *Kind) UnmarshalText(text []byte) error { return kinds.UnmarshalText(text, k) }
 
-// Schedule is a backoff policy with its base and cap. The zero value waits
-// nothing. It is only the wait before a retry: whether a retry goes at
-// all is a step's attempts (provider.Schedule) or a fleet client's guard
-// (fleet.Schedule).
+// Schedule is a backoff policy with its base and cap, only the wait before a retry; the
+// zero value waits nothing.
 type Schedule struct {
 	Kind Kind
 	// Base is the first wait (the constant wait, for Constant).
@@ -86,11 +70,9 @@ type Schedule struct {
 	Cap time.Duration
 }
 
-// Check reports the first thing wrong with p, as a *schema.FieldError
-// naming its field (policy, cap): a kind that is not one of the policies,
-// or a cap below the base for a kind that reads both. It is the one rule of
-// a policy in every model: a step's own, the delivery model's queue and a
-// fleet client's. Bounds on the durations themselves are the caller's.
+// Check reports the first thing wrong with p as a *schema.FieldError naming its field
+// (policy, cap): an unknown kind, or a cap below the base; the durations' bounds are the
+// caller's.
 func (p Schedule) Check() error {
 	if err := kinds.Check(p.Kind); err != nil {
 		return &schema.FieldError{Field: "policy", Msg: err.Error()}

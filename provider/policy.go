@@ -5,11 +5,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// StepRetry is a step's own retry settings. Its zero value keeps the run's: a
-// field set overrides the run's for this step only. Of the module's three
-// StepRetry types it is the one that says how often and how a step retries:
-// backoff.StepRetry is only the wait between attempts (held in Backoff), and
-// fleet.StepRetry a fleet client's guard that may refuse a retry.
+// StepRetry is a step's own retry settings; a field set overrides the run's for this step
+// only, and the zero value keeps the run's.
 type StepRetry struct {
 	// Attempts bounds the step's own retry loop, the first call included
 	// (1 to 1000); 0 keeps the run's.

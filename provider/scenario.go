@@ -1,10 +1,6 @@
-// Package provider models the external services a job calls: each step of a
-// scenario is one provider that can fail, lose its reply, and (if it honours
-// idempotency keys) perform its work only once per key.
-//
-// A provider's memory is per job, so jobs are independent and the engine can run
-// any job anywhere. This package knows nothing about retries: that is package
-// strategy's business.
+// Package provider models the external services a job calls: each step of a scenario is a
+// provider that can fail, lose its reply, and (if it honours idempotency keys) do its work
+// once per key. Its memory is per job; it knows nothing about retries.
 package provider
 
 // Step is one call of a scenario.
@@ -33,11 +29,8 @@ type Step struct {
 type Scenario struct {
 	Name  string
 	Steps []Step
-	// Watched are the steps whose side effect happening twice in one job is
-	// counted, each in a column of its own, the first in the duplicate_users
-	// column the Part 5 outputs carry. There must be at least one: a zero
-	// Scenario watches nothing and retrysim's Experiment.Check refuses it, where an int would
-	// have silently watched the first step.
+	// Watched are the steps whose side effect happening twice in one job is counted, each in
+	// a column of its own (the first is duplicate_users); at least one.
 	Watched []Watch
 	// Noun names what a job is, for titles: "sign-ups".
 	Noun string

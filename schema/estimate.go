@@ -6,19 +6,15 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 )
 
-// Estimate is a quantity a model estimated, with its confidence interval:
-// a share of jobs, a mean a job, a mean over replicates, a count, or a
-// difference of two of them. Every model's results and every report carry
-// this one type.
+// Estimate is a quantity a model estimated, with its confidence interval: the one type
+// every model's results and reports carry.
 type Estimate struct {
 	// Value is the estimate itself.
 	Value float64
 	// Lo and Hi bound its interval at confidence Level; both NaN when it
 	// has none (no interval).
 	Lo, Hi float64
-	// N is how many observations it rests on: jobs for a share or a mean a
-	// job, replicates for a mean over replicates, judged replicates for a
-	// share of them.
+	// N is how many observations it rests on (jobs, replicates or judged replicates).
 	N int64
 	// Level is the interval's confidence level (0.95), 0 without one.
 	Level float64

@@ -1,21 +1,13 @@
-// Package schema is the vocabulary the simulator's models share: the error
-// that names a setting by its field path (steps[charge].p_fail, queue.lease);
-// the key mode of an attempt; the estimate every result carries, with its interval and how it
-// was found.
-//
-// Library errors name settings by these paths, never by a command's flags;
-// the command maps a path to its flag.
+// Package schema is the vocabulary the simulator's models share: the error that names a
+// setting by its field path (steps[charge].p_fail, queue.lease), never by a flag; the key
+// mode of an attempt; and the estimate every result carries.
 package schema
 
 import "github.com/retrysim/retrysim/internal/pathtext"
 
-// FieldError is a setting that cannot be run. Field is its path, the name a
-// scenario file gives it: a top-level setting ("jobs", "engine"), a step's
-// field ("steps[charge the card].p_fail", "steps[2].latency") or the
-// queue's ("queue.lease", "queue.backoff.cap"). Fields, when settings are
-// refused together (a sweep's grid too large), names each of them, and
-// Field joins them with " x ": a step's name may itself hold " x ". Use
-// errors.As to find it.
+// FieldError is a setting that cannot be run. Field is its path as a scenario file names
+// it ("jobs", "steps[2].latency", "queue.backoff.cap"); Fields, when settings are refused
+// together, names each, and Field joins them with " x ". Use errors.As to find it.
 type FieldError struct {
 	Field  string
 	Fields []string
