@@ -294,8 +294,8 @@ var defaultIDs = []string{"step-nokey", "step-newkey", "step-samekey", "job-same
 // importer can change what another gets.
 func DefaultIDs() []string { return slices.Clone(defaultIDs) }
 
-// Parse builds the strategy a short name describes: scope-keys[-skip], scope step or job,
-// keys nokey, newkey or samekey (for example job-samekey-skip).
+// Parse builds the strategy a short name describes: scope-keys, then skip for one that
+// skips a done step, scope step or job, keys nokey, newkey or samekey (job-samekey-skip).
 func Parse(id string, attempts int) (Retry, error) {
 	parts := strings.Split(id, "-")
 	r := Retry{Attempts: attempts}
