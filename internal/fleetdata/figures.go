@@ -6,9 +6,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Figure is a figure of a row or point R by the key json and csv write it
-// under: the one declaration of what the key holds, which the renderers'
-// columns and fleet's Summary and Series read.
+// Figure is a figure of a row or point R by the key json and csv write it under: the one
+// declaration of what the key holds.
 type Figure[R, V any] struct {
 	Key string
 	Of  func(*R) V
@@ -97,8 +96,7 @@ var workersFigures = []est[WorkersRow]{
 	{"completion_p99", func(r *WorkersRow) schema.Estimate { return r.P99 }},
 }
 
-// pointFigures are a fleet run's second's figures, in csv and json's
-// order.
+// graphPointFigures are a graph's service's second's figures: calls, then pointFigures.
 var pointFigures = []Figure[Point, float64]{
 	{"starts", func(p *Point) float64 { return p.Starts }},
 	{"successes", func(p *Point) float64 { return p.Successes }},
@@ -109,8 +107,7 @@ var pointFigures = []Figure[Point, float64]{
 	{"in_progress", func(p *Point) float64 { return p.InProgress }},
 }
 
-// graphPointFigures are a graph's service's second's figures, in csv and
-// json's order: the calls that reached it, then PointFigures.
+// workersPointFigures are a worker fleet's second's figures, before each dependency's.
 var graphPointFigures = func() []Figure[GraphPoint, float64] {
 	figs := []Figure[GraphPoint, float64]{{"calls", func(p *GraphPoint) float64 { return p.Calls }}}
 	for _, f := range pointFigures {
@@ -119,8 +116,7 @@ var graphPointFigures = func() []Figure[GraphPoint, float64] {
 	return figs
 }()
 
-// workersPointFigures are a worker fleet's second's figures, in csv and
-// json's order (each dependency's follow them).
+// RunFigures are a fleet run's row's figures (a copy, as each below).
 var workersPointFigures = []Figure[WorkersPoint, float64]{
 	{"arrivals", func(p *WorkersPoint) float64 { return p.Arrivals }},
 	{"completions", func(p *WorkersPoint) float64 { return p.Completions }},

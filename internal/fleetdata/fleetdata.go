@@ -333,7 +333,6 @@ type WorkersStep struct {
 // WorkersPoint is one second of a worker fleet's series, averaged over replicates; InFlight
 // is the jobs delivered and not yet answered, DepCalls and DepInProgress each dependency's
 // calls and calls in progress, in Graph.Services order.
-// and DepInProgress, in Graph.Services order, the workers left out).
 type WorkersPoint struct {
 	Run                          string
 	T                            int
