@@ -1,6 +1,5 @@
-// Package limits holds the checks every model's settings share (a duration
-// within MaxDuration, a probability in [0, 1], a lease longer than 0s) and
-// virtual time's arithmetic, which saturates instead of wrapping.
+// Package limits holds the checks every model's settings share and virtual time's
+// arithmetic, which saturates instead of wrapping.
 package limits
 
 import (
@@ -12,12 +11,10 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// MaxJobs is the most jobs a job-model run has (retrysim.MaxJobs), so that
-// no counter can overflow.
+// MaxJobs is the most jobs a job-model run has, so that no counter can overflow.
 const MaxJobs = 1_000_000_000_000
 
-// MaxAttempts bounds the calls any retry loop of a job may make, a step's own
-// included, so that no counter can overflow (retrysim.MaxAttempts is it).
+// MaxAttempts bounds the calls any retry loop of a job may make, a step's own included.
 const MaxAttempts = 1000
 
 // MaxDuration bounds every duration a run is given, from flags and files alike: a year is
@@ -51,8 +48,7 @@ func Lease(d time.Duration) error {
 	return nil
 }
 
-// Later is t + d for durations that are not negative, saturated at the
-// longest time.Duration instead of wrapping to a negative time.
+// Later is t + d for non-negative durations, saturated at the longest time.Duration.
 func Later(t, d time.Duration) time.Duration {
 	if t > math.MaxInt64-d {
 		return math.MaxInt64
@@ -60,8 +56,7 @@ func Later(t, d time.Duration) time.Duration {
 	return t + d
 }
 
-// Times is n x d for a duration and a count that are not negative, saturated
-// at the longest time.Duration as Later is.
+// Times is n x d for a non-negative duration and count, saturated as Later is.
 func Times(d time.Duration, n int) time.Duration {
 	if n > 0 && d > math.MaxInt64/time.Duration(n) {
 		return math.MaxInt64

@@ -1,7 +1,6 @@
 package limits
 
-// Limits on a fleet run, checked by fleet's Config.Check before any work, so
-// a mistyped flag cannot start an hour-long or memory-filling run.
+// Limits on a fleet run, checked before any work.
 const (
 	// FleetDuration is the longest run in seconds; the series holds a row a second.
 	FleetDuration = 3600
@@ -23,8 +22,7 @@ const (
 	// FleetSeriesSeconds bounds replicates x duration of the series kept until averaged (88
 	// bytes a second: 32 MB a run).
 	FleetSeriesSeconds = 360_000
-	// FleetHedges bounds the hedges of an attempt (the copies of an attempt
-	// are bits of a 16-bit set).
+	// FleetHedges bounds the hedges of an attempt (a 16-bit set of copies).
 	FleetHedges = 15
 	// FleetOrbit bounds fleetdata.Memoryless's Orbit.
 	FleetOrbit = 1_000_000
@@ -47,8 +45,7 @@ const (
 	PolicyBudgetRatio = 1000
 	// PolicyMinTTL and PolicyMaxTTL bound Finagle's ttl, in seconds (its own bounds).
 	PolicyMinTTL, PolicyMaxTTL = 1, 60
-	// PolicyWindow bounds the sliding breaker's counts (window, minimum
-	// calls, half-open calls): its window keeps one entry an outcome.
+	// PolicyWindow bounds the sliding breaker's counts (window, minimum and half-open calls).
 	PolicyWindow = 1_000_000
 	// PolicyK bounds the SRE throttle's K.
 	PolicyK = 1000
@@ -62,15 +59,14 @@ const (
 	GraphCalls = 256
 	// GraphFanout bounds the calls of one service.
 	GraphFanout = 16
-	// GraphDepth bounds the longest chain of services a request can go
-	// through, the service it enters at included.
+	// GraphDepth bounds the longest chain of services a request can go through.
 	GraphDepth = 8
 	// GraphEntries bounds the entries (arrival processes) of a graph.
 	GraphEntries = 16
 )
 
-// DeliveryDeliveries and DeliveryCrashes bound the delivery model's
-// MaxDeliveries and MaxCrashes, so that one job's event loop stays small.
+// DeliveryDeliveries and DeliveryCrashes bound the delivery model's MaxDeliveries and
+// MaxCrashes.
 const (
 	DeliveryDeliveries = 1000
 	DeliveryCrashes    = 1000
