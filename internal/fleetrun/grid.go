@@ -16,8 +16,7 @@ func SweepConfigs(base []fleet.Config, paths []string, points [][]string) ([]fle
 	return sweepRuns(base, paths, points, (*fleet.Config).Set, func(c *fleet.Config) error { return h.CheckSweep(c, paths) })
 }
 
-// SweepGraphs are the runs of the sweep of base over points, as
-// SweepConfigs's, by Graph.Set.
+// SweepGraphs are SweepConfigs for graphs, by Graph.Set.
 func SweepGraphs(base []fleet.Graph, paths []string, points [][]string) ([]fleet.Graph, error) {
 	return sweepRuns(base, paths, points, (*fleet.Graph).Set, (*fleet.Graph).Check)
 }
