@@ -23,18 +23,15 @@ const (
 	MaxBlock  = 500
 	MaxSteps  = 10_000_000
 	MaxWork   = 500_000_000
-	// MaxQueue bounds Model.Queue: a state keeps the queue's calls, live or
-	// abandoned, as the bits of a word.
+	// MaxQueue bounds Model.Queue: a state keeps the queue's calls as the bits of a word.
 	MaxQueue = 20
 )
 
 // Model is a Memoryless fleet run's parameters.
 type Model struct {
-	// Rate is λ, requests a second; during a spike, [From, To) with
-	// To > From, it is Peak.
+	// Rate is λ, requests a second; during a spike, [From, To) with To > From, it is Peak.
 	Rate, Peak, From, To float64
-	// Workers is c, Queue is K (the most calls waiting for a worker), and
-	// ServiceRate is μ, the calls a worker finishes a second.
+	// Workers is c, Queue is K, ServiceRate is μ, the calls a worker finishes a second.
 	Workers, Queue int
 	ServiceRate    float64
 	// PFail is the probability that a served call fails.
@@ -45,8 +42,7 @@ type Model struct {
 	Orbit                               int
 }
 
-// FromConfig is the model of cfg, which must pass Check with Memoryless on
-// and a constant or spike load.
+// FromConfig is the model of cfg: Memoryless, with a constant or spike load.
 func FromConfig(cfg fleet.Config) (Model, error) {
 	if err := cfg.Check(); err != nil {
 		return Model{}, err
@@ -105,11 +101,9 @@ func (m Model) check() error {
 
 // State is one state of the chain.
 type State struct {
-	// Live and Abandoned count the workers' calls whose client still
-	// waits, and those whose attempt timed out.
+	// Live and Abandoned count the workers' calls whose client waits, and those timed out.
 	Live, Abandoned int
-	// Queued is the queue's length and LiveMask its calls, bit k the k-th
-	// from the head, set when the call is live.
+	// Queued is the queue's length and LiveMask its calls, bit k set when the k-th is live.
 	Queued   int
 	LiveMask uint32
 	// Orbit counts the requests waiting out a backoff.
@@ -124,8 +118,7 @@ func (s State) Observed() fleetdata.MarkovState {
 // Region is a set of states, as the engine can tell them apart.
 type Region func(fleetdata.MarkovState) bool
 
-// transition is a jump from state from to state to at rate rate (a
-// second), or at rate x λ when arrival.
+// transition is a jump at rate rate (a second), or rate x λ when arrival.
 type transition struct {
 	from, to int32
 	arrival  bool
@@ -196,8 +189,7 @@ func (m Model) moves(s State, f func(t State, rate float64, arrival bool)) {
 			f(t, rate, arrival)
 		}
 	}
-	// decide is a failed attempt's retry decision from t: the orbit with
-	// probability p if it has room, else the request fails.
+	// decide is a failed attempt's retry: the orbit with probability p if it has room.
 	decide := func(t State, rate float64, arrival bool) {
 		if t.Orbit < m.Orbit {
 			u := t

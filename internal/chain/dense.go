@@ -30,8 +30,7 @@ func axpy(t float64, x, y []float64) {
 	}
 }
 
-// mul is a times b, each of its rows the rows of b times a's nonzero
-// elements added in order (gonum's Dgemm).
+// mul is a times b, as gonum's Dgemm adds it.
 func mul(a, b *dense) *dense {
 	p := newDense(a.r, b.c)
 	for i := range a.r {
@@ -69,9 +68,7 @@ func mulVec(a *dense, x []float64) []float64 {
 	return y
 }
 
-// lu is a square matrix's LU factorisation with partial pivoting, as
-// LAPACK's dgetf2 computes it: L below the diagonal (its own diagonal 1),
-// U on and above it, and the row swapped with each row in turn.
+// lu is a square matrix's LU factorisation with partial pivoting, as LAPACK's dgetf2.
 type lu struct {
 	n    int
 	a    []float64
@@ -124,8 +121,7 @@ func swapRows(a []float64, c, i, k int) {
 	}
 }
 
-// solve overwrites b with the solution x of A x = b, A the factorised
-// matrix (LAPACK's dgetrs: the swaps, then L, then U).
+// solve overwrites b with the solution x of A x = b (LAPACK's dgetrs).
 func (f *lu) solve(b *dense) {
 	n, a := f.n, f.a
 	for i, p := range f.swap {

@@ -52,8 +52,7 @@ func OrbitSplit(cfg fleet.Config, target int, horizon float64, effort, runs int,
 
 // Answers are the chain's exact numbers.
 type Answers struct {
-	// Mean is the mean time from collapse to health, Health the
-	// probability of health within the span.
+	// Mean is the mean time from collapse to health, Health the probability within the span.
 	Mean, Health float64
 	// From says where the probability of health starts.
 	From string
@@ -99,8 +98,7 @@ func (q Question) collapse() string {
 	return q.Collapse
 }
 
-// CrudeEvents runs crude replicates lo to hi-1 of the CrudeRuns that
-// measure a replicate's work, and returns the events each took.
+// CrudeEvents runs crude replicates lo to hi-1 and returns the events each took.
 func (sp *Split) CrudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
 	events := make([]int64, 0, max(0, hi-lo))
 	for r := lo; r < hi; r++ {
@@ -128,8 +126,7 @@ func (q Question) Items() int {
 	return q.Split.Runs + CrudeRuns
 }
 
-// RunItems runs q's items lo to hi-1, the splittings on up to workers
-// goroutines; an item is the same whatever the workers and the slice.
+// RunItems runs q's items lo to hi-1, the same whatever the workers and the slice.
 func (q Question) RunItems(ctx context.Context, lo, hi, workers int) ([]Item, error) {
 	sp := q.Split
 	ests, err := sp.RepeatRuns(ctx, &sp.Config, min(lo, sp.Runs), min(hi, sp.Runs), workers)
@@ -150,8 +147,7 @@ func (q Question) RunItems(ctx context.Context, lo, hi, workers int) ([]Item, er
 	return out, nil
 }
 
-// CheckItem refuses an item k that no run of q makes: an estimate outside
-// [0, 1], a crude replicate's, or events outside 0 to limits.FleetEvents.
+// CheckItem refuses an item k that no run of q makes.
 func (q Question) CheckItem(k int, it *Item) error {
 	switch runs := q.Split.Runs; {
 	case k < runs && (!(it.P >= 0 && it.P <= 1) || it.Events < 0 || it.Events > limits.FleetEvents):
@@ -171,11 +167,9 @@ type Stats struct {
 	Split *SplitStats
 }
 
-// SplitStats are a splitting's runs against the chain's exact value
-// (Answers.Exact) and the crude replicates' work.
+// SplitStats are a splitting's runs against the exact value and the crude replicates' work.
 type SplitStats struct {
-	// Target is the orbit's size reached within Horizon seconds; Runs
-	// splittings of Effort paths a level ran.
+	// Target is the orbit's size reached within Horizon seconds by Runs of Effort paths.
 	Target        int
 	Horizon       float64
 	Runs, Effort  int

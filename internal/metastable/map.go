@@ -46,19 +46,16 @@ func MapPolicies() []MapPolicy {
 // for one or more policies: where the model recovers from any trigger, from small ones,
 // or stays collapsed.
 type Map struct {
-	// Base is every cell's model: its server, network and client but for
-	// the backoff; the map sets its load and outage.
+	// Base is every cell's model but for the backoff, load and outage.
 	Base fleet.Config
 	// Outage makes the trigger an outage of Base.Outage.Mode for each of Lengths (Heights
 	// unused); otherwise a spike to each of Heights for each of Lengths, from From.
 	Outage bool
-	// Rates are the base loads and Heights the spike's rates, requests a
-	// second; Lengths are the spike's (or the outage's) durations.
+	// Rates are the base loads, Heights the spike's rates, Lengths the trigger's durations.
 	Rates, Heights []float64
 	Lengths        []time.Duration
 	Policies       []MapPolicy
-	// From is when the trigger starts, and After how long each run goes on
-	// after it ends (at least fleet.RecoveryWindow seconds, to judge).
+	// From is when the trigger starts, After how long each run goes on after it ends.
 	From, After time.Duration
 }
 
@@ -81,8 +78,7 @@ func CollapseMap() Map {
 	}
 }
 
-// Cells are the map's runs, policies outermost, then lengths, heights and
-// rates: each named "policy length height rate".
+// Cells are the map's runs, policies outermost, each named "policy length height rate".
 func (m Map) Cells() []fleet.Config {
 	var cells []fleet.Config
 	for _, p := range m.Policies {
@@ -153,8 +149,7 @@ func (m Map) Check() error {
 	return nil
 }
 
-// MapCell is one cell's outcome: its run and each judged replicate's
-// recovery, in replicate order (a replicate too short to judge left out).
+// MapCell is one cell's outcome: its run and each judged replicate's recovery.
 type MapCell struct {
 	Config       fleet.Config
 	Observations []stats.Observation
@@ -175,8 +170,7 @@ func (c MapCell) Share() schema.Estimate {
 // RecoveryTime is the cell's Kaplan-Meier quartiles of the time to recover.
 func (c MapCell) RecoveryTime() stats.Quartiles { return stats.KaplanMeier(c.Observations).Quartiles() }
 
-// RunMap runs the cells of cfgs (Map.Cells, or a shard's slice of them) as
-// fleet.Run does, keeping of each only its replicates' recoveries.
+// RunMap runs the cells of cfgs as fleet.Run does, keeping only their recoveries.
 func RunMap(ctx context.Context, cfgs []fleet.Config, opt fleet.Options) ([]MapCell, error) {
 	res, err := fleet.Run(ctx, cfgs, opt)
 	if err != nil {

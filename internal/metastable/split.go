@@ -17,8 +17,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// MaxEffort bounds Splitting.Effort: every path that reaches a level is
-// kept, a replicate's whole state, until the next level's paths are run.
+// MaxEffort bounds Splitting.Effort, every path kept being a replicate's whole state.
 const MaxEffort = 100_000
 
 // Splitting is fixed-effort multilevel splitting of a Memoryless run, for the probability
@@ -26,8 +25,7 @@ const MaxEffort = 100_000
 // going on from the whole engine state of a path that reached the level before, on a seed
 // of its own. The estimate, the product of the levels' shares, is unbiased and reproducible.
 type Splitting struct {
-	// Importance scores a state; Levels are increasing scores, the last
-	// the rare event.
+	// Importance scores a state; Levels are increasing scores, the last the rare event.
 	Importance func(fleetdata.MarkovState) int
 	Levels     []int
 	Horizon    float64
@@ -44,8 +42,7 @@ type SplitEstimate struct {
 	Events int64
 }
 
-// Estimate runs the splitting on cfg, which must have passed Check with
-// Memoryless on.
+// Estimate runs the splitting on cfg, checked with Memoryless on.
 func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstimate, error) {
 	if !fleetrun.Memoryless(cfg).On {
 		return SplitEstimate{}, pathtext.Errorf("memoryless.on", "splitting needs a Memoryless run")
@@ -94,15 +91,13 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstim
 	return est, nil
 }
 
-// Bytes bounds the memory one splitting run on cfg holds at once: the paths
-// kept at a level, those reaching the next, and the one running.
+// Bytes bounds the memory one splitting run on cfg holds at once.
 func (sp Splitting) Bytes(cfg *fleet.Config) float64 {
 	return float64(2*sp.Effort+1) * fleetrun.PathBytes(cfg)
 }
 
-// CheckCost refuses, before any work, a splitting on cfg one run of which
-// would hold more than limits.FleetBytes, as a *FieldError naming effort, or horizon
-// when the paths' series make most of it.
+// CheckCost refuses a splitting on cfg one run of which would hold more than
+// limits.FleetBytes, as a *FieldError naming effort or horizon.
 func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 	b := sp.Bytes(cfg)
 	if b <= limits.FleetBytes {
@@ -116,9 +111,8 @@ func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleetrun.PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(limits.FleetBytes))}
 }
 
-// RepeatRuns runs independent splittings lo to hi-1, run r seeded by Seed and
-// r alone (as fleet.Run seeds replicate r), on up to workers goroutines; the
-// estimates are in run order, the same whatever the workers or the slice.
+// RepeatRuns runs splittings lo to hi-1, run r seeded by Seed and r, on up to workers
+// goroutines; the estimates are the same whatever the workers or the slice.
 func (sp Splitting) RepeatRuns(ctx context.Context, cfg *fleet.Config, lo, hi, workers int) ([]SplitEstimate, error) {
 	runs := max(0, hi-lo)
 	out := make([]SplitEstimate, runs)
