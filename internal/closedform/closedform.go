@@ -1,6 +1,5 @@
-// Package closedform holds a strategy.Retry's exact expectations on a
-// scenario, which every row of a run of the job model carries (a
-// retrysim.Rate's Expected and Z) and the tests hold the simulation to.
+// Package closedform holds a strategy.Retry's exact expectations on a scenario, which every
+// job-model row carries and the tests hold the simulation to.
 package closedform
 
 import (
@@ -29,8 +28,7 @@ func Retry(r strategy.Retry, sc provider.Scenario) stats.Expected {
 	return e
 }
 
-// expectWatching is Retry with the one watched step watched: the walk over a
-// whole-job retry's states follows one step's side effects.
+// expectWatching is Retry with the one watched step watched.
 func expectWatching(r strategy.Retry, sc provider.Scenario, watched int) stats.Expected {
 	w := walk{keyed: make([]bool, len(sc.Steps)), watched: watched}
 	att := make([]int, len(sc.Steps)) // each step's own attempts, when each step retries
@@ -59,8 +57,7 @@ func expectWatching(r strategy.Retry, sc provider.Scenario, watched int) stats.E
 	return w.expected()
 }
 
-// walk accumulates a job's outcomes over its states: the failed and duplicated
-// probability mass, and every end state merged into one.
+// walk accumulates a job's outcomes over its states, every end state merged into one.
 type walk struct {
 	fail, lost, ok []float64 // each step's call outcome probabilities
 	keyed          []bool    // the step's provider does the work once per key
@@ -70,8 +67,7 @@ type walk struct {
 	end                      mass
 }
 
-// finish records mass m that ends the job, failed or not, whose watched step
-// did its work effects times (capped at two).
+// finish records mass m that ends the job, its watched step's effects capped at two.
 func (w *walk) finish(m mass, failed bool, effects int) {
 	if failed {
 		w.failed += m.p
@@ -99,10 +95,8 @@ func (w *walk) expected() stats.Expected {
 	return e
 }
 
-// steps walks a job step by step, step i called until it succeeds or the
-// errors reach att[i]: errors start again at each step, or with carry are
-// counted over the whole job (the whole-job retry with the store, whose
-// att is the same for every step).
+// steps walks a job step by step, step i called until it succeeds or the errors reach
+// att[i]; with carry errors count over the whole job (a whole-job retry with the store).
 func (w *walk) steps(att []int, carry bool) {
 	entering := []mass{{p: 1}} // by errors so far
 	for i := range w.fail {
@@ -162,8 +156,8 @@ func (w *walk) steps(att []int, carry bool) {
 	}
 }
 
-// attempts walks a whole-job retry without the store over (longest prefix of
-// steps worked so far, the watched step's side effects).
+// attempts walks a whole-job retry without the store over (longest prefix worked, the
+// watched step's effects).
 func (w *walk) attempts(attempts int) {
 	n := len(w.fail)
 	free := make([]float64, n+1) // free[k]: steps before k whose provider does the work again
@@ -219,14 +213,11 @@ func boolFloat(b bool) float64 {
 	return 0
 }
 
-// moments are the mean of a count over some probability mass and the sum of
-// its squared deviations from that mean, weighted by probability (Welford's
-// M2): merging two masses this way never subtracts nearly equal numbers, as
-// E[X^2] - E[X]^2 would.
+// moments are a count's mean over some mass and its probability-weighted squared
+// deviations (Welford's M2), which merge without cancellation.
 type moments struct{ mean, m2 float64 }
 
-// mass is the probability of a set of a job's paths and the moments of their
-// calls and repeated side effects.
+// mass is the probability of a set of a job's paths and their calls' and repeats' moments.
 type mass struct {
 	p               float64
 	calls, repeated moments
@@ -247,8 +238,7 @@ func (m mass) scale(q float64) mass {
 	return m
 }
 
-// merge pools two disjoint sets of paths (Chan, Golub and LeVeque's update
-// of the squared deviations).
+// merge pools two disjoint sets of paths (Chan, Golub and LeVeque).
 func (m mass) merge(o mass) mass {
 	if o.p == 0 {
 		return m
@@ -257,9 +247,8 @@ func (m mass) merge(o mass) mass {
 		return o
 	}
 	p := m.p + o.p
-	// Counts are never negative, so the weighted mean adds non-negative
-	// terms; the form a.mean + d*(o.p/p) would cancel when a small mass with
-	// a large mean comes first.
+	// Weighted means of non-negative counts add non-negative terms, where a.mean + d*(o.p/p)
+	// cancels.
 	pool := func(a, b moments) moments {
 		d := b.mean - a.mean
 		return moments{(m.p*a.mean + o.p*b.mean) / p, a.m2 + b.m2 + d*d*(m.p/p)*o.p}

@@ -1,6 +1,5 @@
-// Package queue is the delivery model's engine: a Runner runs one job's deliveries
-// through a queue's workers under a delivery.Config, the strategy at each
-// delivery, and says what the job did (Outcome).
+// Package queue is the delivery model's engine: a Runner runs one job's deliveries through
+// a queue's workers under a delivery.Config and says what the job did (Outcome).
 package queue
 
 import (
@@ -23,8 +22,7 @@ type inFlight struct {
 	live bool // false once it has acked, given up, died or been overtaken
 	// worker runs it, from its first operation to its end.
 	worker *worker
-	// pend says that an operation has ended and the next waits wait first;
-	// a Backoff after a failed call sets the wait in its place.
+	// pend says an operation has ended and the next waits wait first (or Backoff's wait).
 	pend     bool
 	wait     time.Duration
 	prevWait time.Duration // the last backoff, which decorrelated jitter builds on
@@ -104,13 +102,11 @@ type Runner struct {
 	delivered int          // the job's deliveries so far
 	fresh     provider.Key // the last fresh key handed out
 	succeeded bool
-	// end is when the job's last delivery stopped (acked, gave up, died or
-	// was overtaken) or its message was dead-lettered, whichever came last.
+	// end is when the job's last delivery stopped or its message was dead-lettered.
 	end time.Duration
 	// offLoop runs every delivery on a coroutine, for tests that check this changes nothing.
 	offLoop bool
-	// stop, once it reports true, ends the job in progress (StopWhen);
-	// popped counts the events popped since the last call of stop.
+	// stop, once it reports true, ends the job (StopWhen); popped counts events since.
 	stop   func() bool
 	popped int
 }
@@ -193,12 +189,10 @@ func (x *Runner) Close() {
 // Strategy is the strategy the runner runs.
 func (x *Runner) Strategy() strategy.Strategy { return x.s }
 
-// Step is the step of the last Enter or Call of the job in progress (-1 before the
-// first): where a strategy's panic happened.
+// Step is the step of the last Enter or Call of the job in progress, -1 before the first.
 func (x *Runner) Step() int { return x.step }
 
-// check unwinds a strategy other than the built-in Retry with strategy.ErrStopped once
-// stop reports true, so that no strategy can hold the run up.
+// check unwinds a strategy other than Retry with strategy.ErrStopped once stop says so.
 func (x *Runner) check() {
 	if x.guard && x.stop != nil && x.stop() {
 		panic(strategy.ErrStopped)
@@ -211,8 +205,7 @@ func (x *Runner) check() {
 // method, for the caller to recover. The runner is then fit only for Close.
 func (x *Runner) StopWhen(stop func() bool) { x.stop = stop }
 
-// stopped counts an event about to be popped and, every checkEvery events, asks stop
-// (askStop); small enough to inline.
+// stopped counts an event about to be popped and every checkEvery events asks stop.
 func (x *Runner) stopped() bool {
 	if x.popped++; x.popped < checkEvery {
 		return false
@@ -220,8 +213,7 @@ func (x *Runner) stopped() bool {
 	return x.askStop()
 }
 
-// askStop is stopped's every checkEvery-th event: it asks stop and ends the
-// job if it says so.
+// askStop asks stop and ends the job if it says so.
 func (x *Runner) askStop() bool {
 	if x.stop == nil || !x.stop() {
 		x.popped = 0
@@ -242,9 +234,8 @@ func (x *Runner) Settles() bool {
 	return x.resume != nil && x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && x.fixed < x.cfg.Visibility
 }
 
-// Cuts returns the cuts of a clean first delivery's draws, in draw order: a Settles job
-// whose draws all reach their cuts is one delivery calling each step once. Callers must
-// not modify the slice.
+// Cuts returns the cuts of a clean first delivery's draws, in draw order; callers must not
+// modify the slice.
 func (x *Runner) Cuts() []uint64 { return x.cuts }
 
 // Clean draws the latencies of the next job's first delivery and reports how long it takes
@@ -326,8 +317,7 @@ func (x *Runner) prefix(i int) time.Duration {
 	return x.first[x.rank[i]]
 }
 
-// reset starts a job at time zero with nothing pending, its first
-// delivery's latencies drawn.
+// reset starts a job at time zero with nothing pending, its first latencies drawn.
 func (x *Runner) reset() {
 	x.j.Reset()
 	x.now, x.seq, x.crashes, x.delivered, x.fresh, x.succeeded, x.end = 0, 0, 0, 0, provider.StepKey, false, 0
@@ -347,8 +337,7 @@ func (x *Runner) loop() Outcome {
 		x.now = e.at
 		x.handle(e)
 	}
-	// A timer left over from an acked message fires for nothing, and does
-	// not count: the job ended with its last delivery or dead letter.
+	// A timer left from an acked message fires for nothing and does not count.
 	out := Outcome{Failed: !x.succeeded, Deliveries: x.delivered, Completion: x.end}
 	for i, k := range x.keys {
 		if k.present && (x.store != delivery.Lease || k.doneStatus) && x.j.Done(i) == 0 {
@@ -438,8 +427,7 @@ func (x *Runner) run(d int) {
 	x.end = max(x.end, x.now)
 }
 
-// crash reports whether delivery d's worker dies at point p, and ends it if
-// so. Its first test is small enough to inline, as most runs have no crashes.
+// crash reports whether delivery d's worker dies at point p, ending it if so (inlined).
 func (x *Runner) crash(d int, p delivery.CrashPoint) bool {
 	return x.cfg.CrashAt == p && x.cfg.CrashP > 0 && x.crashNow(d)
 }
@@ -500,8 +488,7 @@ func (x *Runner) pop() event {
 type Outcome struct {
 	Failed     bool
 	Deliveries int
-	// Lost reports a step whose work was never done although its key says
-	// so, whether or not the job failed.
+	// Lost reports a step whose key says done and whose work was never done.
 	Lost bool
 	// Completion is from the first enqueue until the last delivery stopped or the message
 	// was dead-lettered, whichever came last.

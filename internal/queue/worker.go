@@ -20,8 +20,7 @@ const idle time.Duration = -1
 type worker struct {
 	x *Runner
 	d int
-	// direct says the worker runs on the loop's goroutine (Runner.await
-	// suspends it), and busy that it is running a delivery.
+	// direct says the worker runs on the loop's goroutine, busy that it runs a delivery.
 	direct, busy bool
 	yield        func(time.Duration) bool
 	resume       func() (time.Duration, bool)
@@ -72,8 +71,7 @@ func (w *worker) deliver() {
 	}
 }
 
-// pause lets wait pass: on this worker when nothing else is due before,
-// else by suspending it until the event loop reaches that time.
+// pause lets wait pass, suspending the worker if anything else is due before.
 func (w *worker) pause(wait time.Duration) {
 	x := w.x
 	at := limits.Later(x.now, wait)
@@ -115,8 +113,7 @@ func (w *worker) FreshKey() provider.Key {
 	return w.x.fresh
 }
 
-// Guarded reports whether Enter has a store to check or a crash point to
-// pass; without either it returns at once, and the call starts the step.
+// Guarded reports whether Enter has a store to check or a crash point to pass.
 func (w *worker) Guarded() bool {
 	w.x.check()
 	return w.x.store != delivery.NoStore || w.x.cfg.CrashP > 0
