@@ -17,8 +17,7 @@ func NormalSurvival(x float64) float64 { return 0.5 * (1 - math.Erf(x/math.Sqrt2
 // NormalQuantile is the standard normal's p quantile, p in [0, 1].
 func NormalQuantile(p float64) float64 { return mathext.NormalQuantile(p) }
 
-// ChiSquaredQuantile is the p quantile of the chi-square distribution with
-// k degrees of freedom.
+// ChiSquaredQuantile is the p quantile of the chi-square distribution with k degrees.
 func ChiSquaredQuantile(k, p float64) float64 { return mathext.GammaIncRegInv(0.5*k, p) * 2 }
 
 // StudentTQuantile is the p quantile of Student's t with nu degrees of freedom.

@@ -28,16 +28,14 @@ const (
 	histMaxExp  = 23
 	histShift   = 52 - 7
 	histOctaves = histMaxExp - histMinExp
-	// HistogramBuckets is the number of buckets: 128 for each of the 43
-	// octaves, one below them and one past them.
+	// HistogramBuckets is 128 for each of the 43 octaves, one below them and one past.
 	HistogramBuckets = histOctaves*histSub + 2
 )
 
 var (
 	histMin = math.Ldexp(1, histMinExp)
 	histTop = math.Ldexp(1, histMaxExp)
-	// histLow is the float bits' bucket number of histMin, one above the
-	// first bucket.
+	// histLow is the float bits' bucket number of histMin, one above the first bucket.
 	histLow = int(math.Float64bits(histMin)>>histShift) - 1
 )
 
@@ -48,8 +46,7 @@ const QuantileError = 0.003898650263063158781 // sqrt(129/128) - 1
 // Top is the shortest duration, in seconds, past the histogram's range: 2^23 s, about 97 days.
 func Top() float64 { return histTop }
 
-// bucketOf is x's bucket: 0 below the range (NaN and negatives included),
-// the last past it.
+// bucketOf is x's bucket: 0 below the range (NaN and negatives included), the last past it.
 func bucketOf(x float64) int {
 	switch {
 	case !(x >= histMin):
@@ -94,8 +91,7 @@ func (h *Histogram) Count() int64 { return h.n }
 // PastRange is how many durations h counted past its range: Top or longer.
 func (h *Histogram) PastRange() int64 { return h.counts[HistogramBuckets-1] }
 
-// middle is bucket b's representative value in seconds: its geometric
-// middle, 0 for the first bucket and +Inf for the last.
+// middle is bucket b's geometric middle in seconds, 0 for the first and +Inf for the last.
 func middle(b int) float64 {
 	switch b {
 	case 0:
@@ -125,8 +121,7 @@ func (h *Histogram) QuantileSeconds(p float64) float64 {
 	return math.Inf(1) // p above 1
 }
 
-// Quantile is QuantileSeconds as a duration, rounded to the nanosecond;
-// math.MaxInt64 past the range, and 0 when nothing was counted.
+// Quantile is QuantileSeconds as a duration (MaxInt64 past the range, 0 for none).
 func (h *Histogram) Quantile(p float64) time.Duration {
 	q := h.QuantileSeconds(p)
 	switch {
@@ -138,8 +133,7 @@ func (h *Histogram) Quantile(p float64) time.Duration {
 	return time.Duration(math.Round(q * 1e9))
 }
 
-// Merge adds o's counts to h, exactly; a count that would overflow 64
-// bits is refused, and h is then unchanged.
+// Merge adds o's counts to h exactly, refusing a 64-bit overflow with h unchanged.
 func (h *Histogram) Merge(o *Histogram) error {
 	if _, carry := bits.Add64(uint64(h.n), uint64(o.n), 0); carry != 0 || h.n+o.n < 0 {
 		return fmt.Errorf("histogram: %d + %d durations overflow a 64-bit count", h.n, o.n)
@@ -151,8 +145,7 @@ func (h *Histogram) Merge(o *Histogram) error {
 	return nil
 }
 
-// Bucket is one bucket of a histogram that counted something: its index,
-// from 0 to HistogramBuckets-1, and its count.
+// Bucket is a bucket's index, from 0 to HistogramBuckets-1, and its count.
 type Bucket struct {
 	Index int
 	Count int64
@@ -191,8 +184,7 @@ func (h *Histogram) SetBuckets(bs []Bucket) error {
 	return nil
 }
 
-// MarshalJSON writes the buckets that counted something, in order, as
-// [index, count] pairs: [[4321,17],[4322,3]]; an empty histogram is [].
+// MarshalJSON writes the buckets that counted something as [index, count] pairs.
 func (h Histogram) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('[')

@@ -71,8 +71,7 @@ func Count(n int64, noun string) string {
 	return Group(n) + " " + Plural(noun)
 }
 
-// Plural is an English noun's regular plural: +es after s, x, ch and sh
-// (processes), y after a consonant as ies (deliveries), else +s.
+// Plural is an English noun's regular plural (processes, deliveries, jobs).
 func Plural(noun string) string {
 	switch {
 	case strings.HasSuffix(noun, "s"), strings.HasSuffix(noun, "x"), strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"):
@@ -99,8 +98,7 @@ func Durations(s string) string {
 	return strings.Join(words, " ")
 }
 
-// Article is noun with "a" or, before a vowel's letter, "an": "an
-// independent", "a queue".
+// Article is noun with "a" or, before a vowel's letter, "an".
 func Article(noun string) string {
 	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
 		return "an " + noun
@@ -124,8 +122,7 @@ func And(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
-// Wrap breaks text into lines of at most width columns (a word longer than
-// a line stands alone), each starting with indent and ending with a newline.
+// Wrap breaks text into lines of at most width columns, each starting with indent.
 func Wrap(text, indent string, width int) string {
 	return Fill(strings.Fields(text), indent, indent, width)
 }

@@ -22,8 +22,7 @@ type Lognormal struct {
 	strip [strips]strip
 	wedge [strips]wedge
 	y     [strips + 1]float64
-	// tailL and tailR are the areas of the two tails beyond the base
-	// rectangle, whose ends are at e^(σ cutL) and e^(σ cutR).
+	// tailL and tailR are the tails' areas beyond the base rectangle's ends.
 	tailL, tailR float64
 	cutL, cutR   float64
 	logNorm      float64 // log(σ √(2π)), the density's constant
@@ -61,8 +60,7 @@ const (
 	positions = 1 << (32 - stripBits)
 )
 
-// lognormals holds the tables made so far, by σ: a run builds them once
-// however many blocks, workers and steps share a σ.
+// lognormals holds the tables made so far, by σ, built once a run.
 var lognormals sync.Map
 
 // NewLognormal returns the sampler of e^(σZ); σ must be positive and finite.
@@ -80,8 +78,7 @@ func (l *Lognormal) density(x float64) float64 {
 	return math.Exp(-t*t/(2*l.sigma*l.sigma) - t - l.logNorm)
 }
 
-// span returns where the density equals y (at most its peak): with t = ln x
-// the density's logarithm is a quadratic in t, so each side has a closed form.
+// span returns where the density equals y (at most its peak), in closed form.
 func (l *Lognormal) span(y float64) (lo, hi float64) {
 	s2 := l.sigma * l.sigma
 	d := max(s2-2*(math.Log(y)+l.logNorm), 0)
@@ -134,8 +131,7 @@ func newLognormal(sigma float64) *Lognormal {
 		st := &l.strip[i]
 		lo, hi := l.span(l.y[i])
 		st.left, st.step = lo, (hi-lo)/positions
-		// Positions under strip i+1, one in from each end so that rounding
-		// in left+u*step never accepts a point outside it.
+		// Positions under strip i+1, one in from each end so rounding never accepts outside.
 		in0, in1 := l.span(l.y[i+1])
 		first, last := math.Ceil((in0-lo)/st.step)+1, math.Floor((in1-lo)/st.step)-1
 		if i < strips-1 && first < last {
@@ -204,8 +200,7 @@ func Lognormals(ls []*Lognormal, s *Stream, dst []float64) {
 	}
 }
 
-// slow finishes a point outside its strip's inner part: from a tail in the
-// base strip, else under the density or rejected.
+// slow finishes a point outside its strip's inner part: a tail, the density, or rejection.
 func (l *Lognormal) slow(s *Stream, d uint64) (float64, bool) {
 	bits := uint32(d >> 32)
 	i, u := bits&(strips-1), bits>>stripBits
@@ -227,8 +222,7 @@ func (l *Lognormal) slow(s *Stream, d uint64) (float64, bool) {
 	return x, l.y[i]+h*(l.y[i+1]-l.y[i]) < l.density(x)
 }
 
-// chord returns where the chord of strip i's wedge crosses x, as a fraction
-// of the strip's height, and how the density bends there.
+// chord returns where strip i's wedge's chord crosses x, as a fraction of its height.
 func (l *Lognormal) chord(i uint32, x float64) (float64, curve) {
 	st, w := &l.strip[i], &l.wedge[i]
 	switch {

@@ -14,8 +14,7 @@ import (
 )
 
 // Source is a deterministic generator of fractions: Fill overwrites dst with the next
-// len(dst) draws, keeping the interface call off the per-draw path. Not safe for
-// concurrent use.
+// len(dst) draws. Not safe for concurrent use.
 type Source interface {
 	Fill(dst []uint64)
 }
@@ -36,20 +35,16 @@ type Generator struct {
 // generators are every generator, the default first.
 var generators = []Generator{pcgGenerator, mulberry32Generator, xexpGenerator}
 
-// Generators lists every generator, the default first: a fresh slice, so no
-// importer can change what another gets.
+// Generators lists every generator, the default first, in a fresh slice.
 func Generators() []Generator { return slices.Clone(generators) }
 
-// PCGGenerator is the default: math/rand/v2's PCG, one independent stream for
-// every block of jobs, so runs split across any number of workers.
+// PCGGenerator is the default: math/rand/v2's PCG, a stream for every block of jobs.
 func PCGGenerator() Generator { return pcgGenerator }
 
-// Mulberry32Generator reproduces the article's simulation exactly. It has a
-// single stream, so jobs run in order and only strategies run in parallel.
+// Mulberry32Generator reproduces the article's simulation exactly, on one stream.
 func Mulberry32Generator() Generator { return mulberry32Generator }
 
-// XExpGenerator is golang.org/x/exp/rand's PCGSource, which the project brief
-// named; deprecated upstream, it is offered for comparison, never as the default.
+// XExpGenerator is golang.org/x/exp/rand's PCGSource, for comparison only.
 func XExpGenerator() Generator { return xexpGenerator }
 
 // Lookup returns the generator called name.
@@ -81,8 +76,7 @@ func Threshold(p float64) uint64 {
 	return uint64(math.Ceil(math.Ldexp(p, 64)))
 }
 
-// mix is the splitmix64 finaliser. It turns (seed, block) pairs into well spread
-// generator seeds, so neighbouring blocks do not start on neighbouring states.
+// mix is the splitmix64 finaliser, which spreads (seed, block) pairs' generator seeds.
 func mix(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9

@@ -14,8 +14,7 @@ type Stream struct {
 	src  Source
 	next int
 	buf  [bufferLen]uint64
-	// made counts the draws the source has produced, so Draws can tell how
-	// many were taken.
+	// made counts the draws the source has produced.
 	made int64
 }
 
@@ -41,8 +40,7 @@ func (s *Stream) Next() uint64 {
 	return u
 }
 
-// Uint64 is Next: a Stream is a math/rand/v2 Source, which the public
-// packages' functions take.
+// Uint64 is Next, making a Stream a math/rand/v2 Source.
 func (s *Stream) Uint64() uint64 { return s.Next() }
 
 // StreamOf is src as a Stream: src itself when it is one, else a Stream reading it ahead.
@@ -63,8 +61,7 @@ func (r randSource) Fill(dst []uint64) {
 	}
 }
 
-// refill moves the draws not yet taken to the front of the buffer and fills the
-// rest, so the sequence of draws is the same however they are taken.
+// refill moves the draws not yet taken to the front of the buffer and fills the rest.
 func (s *Stream) refill() {
 	kept := copy(s.buf[:], s.buf[s.next:])
 	s.src.Fill(s.buf[kept:])
