@@ -24,18 +24,14 @@ const (
 	FullJitter               // u x e
 	EqualJitter              // e/2 + u x e/2
 	Decorrelated             // min(Cap, Base + u x (3 x the previous wait - Base))
-	// Sidekiq is Sidekiq 8's job retry schedule (lib/sidekiq/job_retry.rb,
-	// v8.0.0 to v8.1.7): retry count c (0 for the first retry) waits c^4 +
-	// 15 + rand(10 x (c + 1)) seconds, rand(n) a whole number from 0 to n - 1.
+	// Sidekiq is Sidekiq 8's job retry schedule (lib/sidekiq/job_retry.rb, v8.0.0 to v8.1.7):
+	// retry c (from 0) waits c^4 + 15 + rand(10 x (c + 1)) seconds.
 	Sidekiq
-	// River is River's DefaultClientRetryPolicy (v0.43.0, retry_policy.go and
-	// internal/retrypolicy): the retry after the n-th error waits n^4
-	// seconds times a random factor in [0.9, 1.1).
+	// River is River's DefaultClientRetryPolicy (v0.43.0): the retry after the n-th error
+	// waits n^4 seconds times a random factor in [0.9, 1.1).
 	River
-	// GRPC is gRPC's retry backoff (proposal A6 as amended in 2024 by
-	// grpc/proposal#452; grpc-go from v1.69.0, stream.go): retry n (0 for
-	// the first) waits min(base x 2^n, cap) x random(0.8, 1.2), with
-	// backoffMultiplier 2.
+	// GRPC is gRPC's retry backoff (proposal A6, grpc-go from v1.69.0): retry n (from 0)
+	// waits min(base x 2^n, cap) x random(0.8, 1.2).
 	GRPC
 	// Oban is Oban.Worker's default backoff (v2.23.1, lib/oban/backoff.ex): after attempt a
 	// (from 1) the job waits t + trunc(0.1 x u x t) seconds, t = 15 + 2^a, as for
@@ -65,8 +61,7 @@ type Schedule struct {
 	Kind Kind
 	// Base is the first wait (the constant wait, for Constant).
 	Base time.Duration
-	// Cap bounds every wait; 0 means no cap, in every model. A cap, when
-	// given, is not below Base (Check).
+	// Cap bounds every wait, not below Base; 0 means no cap.
 	Cap time.Duration
 }
 

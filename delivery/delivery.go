@@ -1,9 +1,7 @@
-// Package delivery runs one job the way an at-least-once queue does, in virtual time: its
-// messages, their deliveries (a crash or a visibility timeout brings another), calls that
-// take time, waits between attempts, and a worker key store shared by all deliveries, which
-// interleave operation by operation: that is where races come from. A delivery runs any
-// strategy.Strategy; this package supplies time, the store and fresh keys. It never reads a
-// clock.
+// Package delivery runs one job the way an at-least-once queue does, in virtual time:
+// messages, deliveries, calls and waits that take time, and a worker key store shared by
+// deliveries that interleave operation by operation, where races come from. A delivery
+// runs any strategy.Strategy; this package never reads a clock.
 package delivery
 
 import (
@@ -34,9 +32,8 @@ const (
 	// Loose checks the key, then inserts it without a unique constraint, then
 	// does the work: two overlapping deliveries both pass the check.
 	Loose
-	// Claim inserts the key atomically (a unique constraint) before the work.
-	// The loser takes it as already handled; a crash after the claim loses the
-	// work; a failed call does not release it.
+	// Claim inserts the key atomically before the work; the loser takes it as handled, a
+	// crash after the claim loses the work, and a failed call does not release it.
 	Claim
 	// Lease claims with a status and an expiry: released when the job fails, taken over
 	// once the holder's lease expires (a slow holder's work then rolls back), skipped once
@@ -71,8 +68,7 @@ const (
 	BeforeAck
 )
 
-// crashPoints names the crash points as scenario files and reports spell
-// them.
+// crashPoints names the crash points as scenario files and reports spell them.
 var crashPoints = enum.New[CrashPoint]("crash point", "before-key", "after-key", "after-work", "before-ack")
 
 // String names the crash point.
@@ -91,15 +87,12 @@ type Config struct {
 	TTL time.Duration
 	// Lease is how long a lease holds before another delivery may take over; above 0.
 	Lease time.Duration
-	// Visibility is how long a received message stays hidden: unless it is
-	// acked by then, the queue delivers it again.
+	// Visibility is how long a received message stays hidden before it is delivered again.
 	Visibility time.Duration
-	// MaxDeliveries bounds a message's deliveries, 1 to limits.DeliveryDeliveries;
-	// past it the message is dead-lettered and, if nothing else succeeded,
-	// the job has failed.
+	// MaxDeliveries bounds a message's deliveries, 1 to limits.DeliveryDeliveries, past which
+	// it is dead-lettered.
 	MaxDeliveries int
-	// RepeatP is the probability that a job's request is sent twice, the copy
-	// RepeatDelay after the first.
+	// RepeatP is the probability that a job's request is sent twice, RepeatDelay apart.
 	RepeatP     float64
 	RepeatDelay provider.Latency
 	// CrashP is the probability that a delivery's worker dies each time it passes CrashAt;
@@ -136,9 +129,8 @@ func (c Config) Check() error {
 }
 
 // Warning says in one line where c lets the queue or the lease store overtake a delivery
-// still running, for sc run through strategies, or "" if nothing does: a call taking its
-// p99, a wait its backoff's longest, a Retry's step holding its lease over its attempts,
-// any other strategy over one call a step (its warning certain, its silence no promise).
+// still running, for sc run through strategies, or "" if nothing does; a strategy other
+// than Retry is held to one call a step, so its silence is no promise.
 func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) string {
 	var delivery, hold time.Duration
 	for _, st := range sc.Steps {

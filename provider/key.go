@@ -1,7 +1,6 @@
 package provider
 
-// Key is the idempotency key a caller sends with a call. NoKey sends none. Keys
-// are per job: the same value in two jobs names two different actions.
+// Key is the idempotency key a caller sends with a call, per job; NoKey sends none.
 type Key uint64
 
 // NoKey is the absence of a key.

@@ -11,8 +11,7 @@ import (
 type Estimate struct {
 	// Value is the estimate itself.
 	Value float64
-	// Lo and Hi bound its interval at confidence Level; both NaN when it
-	// has none (no interval).
+	// Lo and Hi bound its interval at confidence Level; both NaN with none.
 	Lo, Hi float64
 	// N is how many observations it rests on (jobs, replicates or judged replicates).
 	N int64
@@ -25,8 +24,7 @@ type Estimate struct {
 // Method is how an estimate's interval was found.
 type Method int
 
-// methods names the interval methods, in Method order (internal/estimate
-// declares the values).
+// methods names the interval methods, in Method order.
 var methods = enum.New[Method]("interval method", "none", "wilson", "garwood", "compound-poisson", "normal",
 	"student-t", "exact", "newcombe", "normal-difference")
 
@@ -39,8 +37,7 @@ func (m Method) MarshalText() ([]byte, error) { return methods.MarshalText(m) }
 // UnmarshalText reads a method's name.
 func (m *Method) UnmarshalText(text []byte) error { return methods.UnmarshalText(text, m) }
 
-// Count is Value x N, rounded to a whole number: for a share of N, the
-// observations it counts (3 of 4 replicates recovered); 0 with N 0.
+// Count is Value x N rounded: for a share of N, the observations it counts.
 func (e Estimate) Count() int64 {
 	if e.N == 0 {
 		return 0

@@ -12,16 +12,14 @@ type FieldError struct {
 	Field  string
 	Fields []string
 	Msg    string
-	// text is Msg with the settings it names kept as Paths, when
-	// pathtext.Errorf made it.
+	// text is Msg with the settings it names kept as Paths (pathtext.Errorf).
 	text pathtext.Text
 }
 
 // Error is "FIELD: MSG".
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
-// init gives package text the way to make a *FieldError whose message
-// keeps its Text, and to read it back (pathtext.Errorf, pathtext.FieldWords).
+// init hands package pathtext the way to make and read a *FieldError's Text.
 func init() {
 	pathtext.SetFieldError(func(field string, t pathtext.Text) error {
 		return &FieldError{Field: field, Msg: t.String(), text: t}

@@ -1,7 +1,5 @@
-// Package tty tells whether a file descriptor is a terminal and how wide
-// its window is, by the standard library's system calls: golang.org/x/term
-// does the same through golang.org/x/sys/unix, a tenth of a cold build of
-// retrysim for two ioctls.
+// Package tty tells whether a file descriptor is a terminal and how wide its window is,
+// by the standard library's system calls rather than golang.org/x/term's.
 package tty
 
 // IsTerminal reports whether fd is a terminal.
