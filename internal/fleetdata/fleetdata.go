@@ -12,8 +12,7 @@ import (
 
 // Second is one second of a replicate's time series.
 type Second struct {
-	// RetriesDecided counts retries when the client decides them (as Brooker counts them),
-	// RetriesSent when they leave the client after their backoff.
+	// RetriesDecided counts retries when decided (as Brooker counts), RetriesSent when sent.
 	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts int64
 	// Served counts the requests that arrived in the second and succeeded, whenever they did.
 	Served int64
@@ -21,9 +20,8 @@ type Second struct {
 	Failures int64
 	// Busy is the integral of calls in progress over the second.
 	Busy float64
-	// Backlog integrates the calls waiting for a worker (queued or held by a stall), Age is
-	// the oldest waiting call's greatest age in seconds, Scheduled integrates the requests
-	// waiting out a backoff.
+	// Backlog integrates the calls waiting for a worker, Age is the oldest one's greatest age
+	// (seconds), Scheduled integrates the requests waiting out a backoff.
 	Backlog, Age, Scheduled float64
 }
 
@@ -35,8 +33,8 @@ type Counts struct {
 	Retries int64
 	// Timeouts counts attempts the client gave up waiting for; Errors the error replies.
 	Timeouts, Errors int64
-	// Conflicts counts attempts refused for a key in progress, Rejected those refused by a
-	// full queue or the rate limit, Stored those answered with a stored reply.
+	// Conflicts, Rejected and Stored count attempts refused for a key in progress, for
+	// overload, and answered with a stored reply.
 	Conflicts, Rejected, Stored int64
 	// Denied counts requests that failed because the Policy refused an attempt left.
 	Denied int64
@@ -46,8 +44,7 @@ type Counts struct {
 	Hedges int64
 	// Late counts replies that came after their attempt's timeout or their request moved on.
 	Late int64
-	// Duplicates counts effects beyond the first of their request; Duplicated the requests
-	// with two or more.
+	// Duplicates counts effects beyond their request's first; Duplicated requests with two+.
 	Effects, Duplicates, Duplicated int64
 	// PeakInProgress is the most calls the server held at once.
 	PeakInProgress int64
@@ -80,12 +77,10 @@ type Replicate struct {
 	Counts
 	// P50, P95 and P99 are successful requests' latency quantiles in seconds (NaN: none).
 	P50, P95, P99 float64
-	// Recovery is, when Verdict is Recovered, the seconds after the load settles until goodput
-	// is back for good; NaN otherwise.
+	// Recovery is the seconds until goodput is back for good when Recovered; NaN otherwise.
 	Recovery float64
 	Verdict  Verdict
-	// Little's law's terms over [0, End]: Area integrates calls in progress, Sojourn sums
-	// their times in the server, Entered counts those admitted.
+	// Little's law's terms over [0, End]: integral in progress, summed sojourns, admissions.
 	End, Area, Sojourn float64
 	Entered            int64
 	// Wait sums the queue server's waits before service.
@@ -95,8 +90,8 @@ type Replicate struct {
 	Series []Second
 }
 
-// Edge names an edge of a graph: an entry (From -1, Index the entry's) or a call (From
-// the caller's index, Index the call's in its Calls); To is the called service's index.
+// Edge is an entry (From -1, Index the entry's) or a call (From the caller, Index the
+// call's), To the called service.
 type Edge struct {
 	From, Index, To int
 }
@@ -112,35 +107,29 @@ type GraphReplicate struct {
 	Events int64
 }
 
-// ServiceReplicate is a service's figures in a replicate: its Counts' client side sums the
-// edges that call it, its server side is its own.
+// ServiceReplicate is a service's figures: its Counts' client side sums its callers' edges.
 type ServiceReplicate struct {
 	Counts
 	// P50, P95 and P99 are the latency quantiles its callers saw, in seconds (NaN: none).
 	P50, P95, P99 float64
-	// Area, Sojourn and Entered are Little's law's terms, as in Replicate, a call in progress
-	// from its admission until the service answers it.
+	// Area, Sojourn and Entered are Little's law's terms, as in Replicate.
 	Area, Sojourn float64
 	Entered       int64
-	// Wait sums a queue server's waits before service; Queued integrates the calls waiting at
-	// the service (queued or held by a stall) over the run.
+	// Wait sums a queue server's waits; Queued integrates the calls waiting there over the run.
 	Wait, Queued float64
 	// Series is the service's per-second series.
 	Series []Second
-	// PeakBacklog, PeakAge and PeakScheduled are the greatest backlog, waiting call's age
-	// (seconds) and requests waiting out a backoff over the run.
+	// PeakBacklog, PeakAge (seconds) and PeakScheduled are their series' greatest values.
 	PeakBacklog   int64
 	PeakAge       float64
 	PeakScheduled int64
-	// WaitingAtEnd and ScheduledAtEnd are the calls waiting at the service and the requests
-	// waiting out a backoff when arrivals stop.
+	// WaitingAtEnd and ScheduledAtEnd are those waiting when arrivals stop.
 	WaitingAtEnd, ScheduledAtEnd int64
-	// Drain is the seconds after the outages end until the requests waiting for the service
-	// are first back to their level before them, when DrainVerdict is Recovered; NaN otherwise.
+	// Drain is the seconds after the outages until its waiting requests are back to their
+	// level before, when DrainVerdict is Recovered; NaN otherwise.
 	Drain        float64
 	DrainVerdict Verdict
-	// CallSeries counts the calls that reached the service in each second of Series;
-	// HeldSeries integrates the calls a stall held there (Backlog not in Busy).
+	// CallSeries counts the calls reaching it a second; HeldSeries integrates those a stall held.
 	CallSeries []int64
 	HeldSeries []float64
 }
@@ -150,27 +139,22 @@ type EdgeReplicate struct {
 	Counts
 	// P50, P95 and P99 are the latency quantiles in seconds (NaN: none).
 	P50, P95, P99 float64
-	// Expired counts calls past their caller's deadline (Graph.Deadlines): calls never
-	// sent, not in Requests, and requests failed before a retry could go out.
+	// Expired counts calls past their caller's deadline, never sent, and requests it failed.
 	Expired int64
 	// PushedBack counts requests failed on a "do not retry" reply their client honours.
 	PushedBack int64
-	// Orphaned counts requests of a Parallel service's calls that finished after a sibling's
-	// failure had answered the request they served.
+	// Orphaned counts a Parallel service's calls that finished after a sibling's failure.
 	Orphaned int64
-	// JobEffects counts the effects the edge's requests did at the service it calls;
-	// JobDuplicates those beyond the first of a request entering the graph (for a job queue's
-	// entry, a step a second delivery did again).
+	// JobEffects counts the effects its requests did; JobDuplicates those beyond the first of
+	// a request entering the graph (a job's step a second delivery did again).
 	JobEffects, JobDuplicates int64
-	// Crashes, RolledBack, Held and Lost are a job queue entry's: workers' crashes, calls rolled
-	// back for a lapsed lease, deliveries that left the job for a held lease, and jobs completed
-	// with a step whose key says done and whose work no delivery did.
+	// Crashes, RolledBack, Held and Lost are a job queue entry's: crashes, calls rolled back
+	// for a lapsed lease, deliveries leaving a held lease, jobs done with a step's work lost.
 	Crashes, RolledBack, Held, Lost int64
 }
 
-// RecoveryWindow is the span, in seconds, over which recovery compares goodput with the
-// offered load: at 40 requests a second a healthy window is judged unhealthy about once
-// in 1,500.
+// RecoveryWindow is the seconds over which recovery compares goodput with the load (at 40
+// a second a healthy window is judged unhealthy once in 1,500).
 const RecoveryWindow = 10
 
 // EndToEnd, then ": " and the entry's service, names a graph's end-to-end row.
@@ -216,13 +200,11 @@ type RunRow struct {
 	PeakInProgress                    schema.Estimate
 	// Trigger says whether the run has a spike, ramp or outage to recover from.
 	Trigger bool
-	// RecoveredShare is the share of the replicates judged that recovered, with its Wilson
-	// interval; N = 0 when none was judged.
+	// RecoveredShare is the share of judged replicates that recovered (Wilson; N 0: none).
 	RecoveredShare schema.Estimate
 	// Recovery is the time to recover over the replicates that recovered; NaN when none did.
 	Recovery schema.Estimate
-	// RecoveryTime is the Kaplan-Meier quartiles of the time to recover, those still down
-	// censored at the run's end.
+	// RecoveryTime is the Kaplan-Meier quartiles of the time to recover.
 	RecoveryTime stats.Quartiles
 }
 
@@ -272,15 +254,13 @@ type GraphRow struct {
 	// Depth is the service's depth (1: an entry sends to it).
 	Depth      int
 	Replicates int
-	// Requests are the requests sent to the service, Calls the calls that reached it (an
-	// entry's: every service's), Amplification Calls over the requests entering the graph.
+	// Calls are the calls that reached it (an entry's: every service's), Amplification Calls
+	// over the requests entering the graph.
 	Requests, Calls, Amplification schema.Estimate
 	Succeeded, Goodput             schema.Estimate
-	// Retries are the retries its callers decided, Rejected the calls refused for overload; in
-	// an entry's row Rejected and Duplicates are summed over every service.
+	// Rejected counts calls refused for overload; an entry's row sums it and Duplicates.
 	Timeouts, Retries, Rejected, Duplicates schema.Estimate
-	// InProgress is the time average of calls in progress (Little's L), Sojourn the mean
-	// seconds a call admitted spent there (W); NaN in an entry's row.
+	// InProgress (Little's L) and Sojourn (W, seconds) are NaN in an entry's row.
 	InProgress, Sojourn schema.Estimate
 	P50, P95, P99       schema.Estimate
 	// PeakInProgress is NaN in an entry's row.
@@ -302,18 +282,15 @@ type GraphPoint struct {
 type WorkersRow struct {
 	Run        string
 	Replicates int
-	// Dead counts jobs dead-lettered, Deliveries the tries that reached the workers, Queued
-	// the jobs still queued when arrivals stop.
+	// Queued is the jobs still queued when arrivals stop.
 	Jobs, Completed, Dead, Queued, Deliveries schema.Estimate
-	// Duplicates counts the effects a job's steps did again, LostWork the jobs completed with a
-	// step marked done whose work no delivery did, Late the deliveries finished after the
-	// queue stopped waiting for them.
+	// LostWork is the jobs completed with a step marked done whose work no delivery did, Late
+	// the deliveries finished after the queue stopped waiting for them.
 	Duplicates, LostWork, Late schema.Estimate
-	// Conflicts counts deliveries the job's key refused, RolledBack the steps' calls rolled
-	// back for a lapsed lease.
+	// RolledBack counts the steps' calls rolled back for a lapsed lease.
 	Conflicts, Crashes, RolledBack schema.Estimate
-	// DrainSeconds is the time the waiting jobs took to drain after the outages (NaN when none
-	// did); DrainedReplicates the share of the replicates judged that drained.
+	// DrainSeconds is the time the waiting jobs took to drain after the outages (NaN: none);
+	// DrainedReplicates the share that drained.
 	DrainSeconds, DrainedReplicates schema.Estimate
 	// PeakRetrying is the most jobs waiting out a retry at once; PeakAge in seconds.
 	PeakBacklog, PeakRetrying, PeakAge schema.Estimate

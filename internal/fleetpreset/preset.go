@@ -181,8 +181,8 @@ func grpcRetryClient(shared bool) fleet.Client {
 // production is the preset name comparing a production client on brooker-retries's load:
 // without its policy (bare), with a policy state per client, and with one for the fleet.
 func production(name, prefix, bare string, client func(shared bool) fleet.Client, source string) Preset[fleet.Config] {
-	return Preset[fleet.Config]{Name: name, About: "17 x 3 runs", Source: source, Duration: 10 * time.Second, Replicates: 1, Totals: true,
-		Runs: func(d time.Duration) []fleet.Config {
+	return Preset[fleet.Config]{Name: name, About: "17 x 3 runs", Source: source, Duration: 10 * time.Second,
+		Replicates: 1, Totals: true, Runs: func(d time.Duration) []fleet.Config {
 			none := asCompared(bare, client(false))
 			none.policy = fleet.PolicyConfig{}
 			return brookerRuns(d, 100, 1000, []brookerPolicy{none,
