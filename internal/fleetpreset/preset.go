@@ -60,22 +60,19 @@ var brookerCollapse = Preset[fleet.Config]{
 var brookerFailureRates = [...]float64{0, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.0325,
 	0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75}
 
-// brookerPolicy is a client compared on Brooker's load: A tries in all, a
-// policy and a backoff (none in Brooker's own runs).
-type brookerPolicy struct {
-	name     string
-	attempts int
-	policy   fleet.PolicyConfig
-	backoff  backoff.Schedule
+// named is a client the presets compare, by the name its runs take.
+type named struct {
+	name   string
+	client fleet.Client
 }
 
 // brookerPolicies are the clients of Brooker's retry runs as his retry_sim builds them
 // (limits.FleetAttempts never binds adaptive_10pct: its bucket bounds its retries).
-var brookerPolicies = [...]brookerPolicy{
-	{"no_retries", 1, fleet.PolicyConfig{}, backoff.Schedule{}},
-	{"4_tries", 4, fleet.PolicyConfig{}, backoff.Schedule{}},
-	{"adaptive_10pct", limits.FleetAttempts, fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}, backoff.Schedule{}},
-	{"breaker_10pct", 4, fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}, backoff.Schedule{}},
+var brookerPolicies = [...]named{
+	{"no_retries", fleet.Client{Attempts: 1}},
+	{"4_tries", fleet.Client{Attempts: 4}},
+	{"adaptive_10pct", fleet.Client{Attempts: limits.FleetAttempts, Policy: fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}}},
+	{"breaker_10pct", fleet.Client{Attempts: 4, Policy: fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}}},
 }
 
 // brookerRetryCode names the code brooker-retries and brooker-clients follow.
@@ -118,16 +115,18 @@ var brookerClients = Preset[fleet.Config]{
 
 // brookerRuns are Brooker's retry runs for clients sharing rate requests a second, a run a
 // failure rate and policy; first starts each client with a call (Shape.FirstCall).
-func brookerRuns(d time.Duration, clients int, rate float64, policies []brookerPolicy, first bool) []fleet.Config {
+func brookerRuns(d time.Duration, clients int, rate float64, policies []named, first bool) []fleet.Config {
 	var runs []fleet.Config
 	for _, f := range brookerFailureRates {
 		for _, p := range policies {
+			c := fleet.Client{Clients: clients, Timeout: time.Minute, Attempts: p.client.Attempts, Policy: p.client.Policy,
+				Backoff: p.client.Backoff}
 			runs = append(runs, fleet.Config{
 				Name:     p.name,
 				Duration: d,
 				Load:     fleet.Shape{Kind: fleet.ConstantLoad, Rate: rate, FirstCall: first},
 				Server:   fleet.Server{Kind: fleet.IndependentServer, PFail: f},
-				Client:   fleet.Client{Clients: clients, Timeout: time.Minute, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
+				Client:   c,
 				Net:      10 * time.Millisecond,
 			})
 		}
@@ -183,10 +182,9 @@ func grpcRetryClient(shared bool) fleet.Client {
 func production(name, prefix, bare string, client func(shared bool) fleet.Client, source string) Preset[fleet.Config] {
 	return Preset[fleet.Config]{Name: name, About: "17 x 3 runs", Source: source, Duration: 10 * time.Second,
 		Replicates: 1, Totals: true, Runs: func(d time.Duration) []fleet.Config {
-			none := asCompared(bare, client(false))
-			none.policy = fleet.PolicyConfig{}
-			return brookerRuns(d, 100, 1000, []brookerPolicy{none,
-				asCompared(prefix+"_client", client(false)), asCompared(prefix+"_fleet", client(true))}, false)
+			none := named{bare, client(false)}
+			none.client.Policy = fleet.PolicyConfig{}
+			return brookerRuns(d, 100, 1000, []named{none, {prefix + "_client", client(false)}, {prefix + "_fleet", client(true)}}, false)
 		}}
 }
 
@@ -270,10 +268,7 @@ var jobRetries = Preset[fleet.Config]{
 	Replicates: 5,
 	Runs: func(d time.Duration) []fleet.Config {
 		var runs []fleet.Config
-		for _, r := range []struct {
-			name   string
-			client fleet.Client
-		}{{"sidekiq", sidekiqClient()}, {"river", riverClient()}} {
+		for _, r := range []named{{"sidekiq", sidekiqClient()}, {"river", riverClient()}} {
 			c := r.client
 			c.Clients, c.Timeout = 1, time.Minute
 			runs = append(runs, fleet.Config{
@@ -290,16 +285,21 @@ var jobRetries = Preset[fleet.Config]{
 	},
 }
 
-// asCompared is a production client as one of the policies compared on
-// Brooker's retry load.
-func asCompared(name string, c fleet.Client) brookerPolicy {
-	return brookerPolicy{name, c.Attempts, c.Policy, c.Backoff}
-}
-
 // sreThrottleClient is the SRE book's client-side adaptive throttling ("Handling overload",
 // 2016) with three retries and no backoff.
 func sreThrottleClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 4, Policy: fleet.PolicyConfig{Kind: fleet.SREThrottle, Shared: shared, K: 2, SREWindow: 2 * time.Minute}}
+}
+
+// productionClients are the production clients with their defaults and the SRE book's
+// throttle, each keeping its state per client.
+var productionClients = []named{
+	{"aws_standard", awsStandardClient(false)},
+	{"grpc_throttling", grpcRetryClient(false)},
+	{"envoy_budget", envoyRetryClient(false)},
+	{"finagle_budget", finagleRetryClient(false)},
+	{"r4j_breaker", resilience4jClient(false)},
+	{"sre_throttle", sreThrottleClient(false)},
 }
 
 // retryPolicies is Brooker's "Fixing retries" figure with every client policy on it, each
@@ -314,14 +314,7 @@ var retryPolicies = Preset[fleet.Config]{
 	Replicates: 4,
 	Totals:     true,
 	Runs: func(d time.Duration) []fleet.Config {
-		ps := append(brookerPolicies[:len(brookerPolicies):len(brookerPolicies)],
-			asCompared("aws_standard", awsStandardClient(false)),
-			asCompared("grpc_throttling", grpcRetryClient(false)),
-			asCompared("envoy_budget", envoyRetryClient(false)),
-			asCompared("finagle_budget", finagleRetryClient(false)),
-			asCompared("r4j_breaker", resilience4jClient(false)),
-			asCompared("sre_throttle", sreThrottleClient(false)))
-		return brookerRuns(d, 100, 1000, ps, false)
+		return brookerRuns(d, 100, 1000, slices.Concat(brookerPolicies[:], productionClients), false)
 	},
 }
 
@@ -344,23 +337,13 @@ var spikeRecovery = Preset[fleet.Config]{
 	Spikes:     true,
 	Runs: func(d time.Duration) []fleet.Config {
 		jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second}
-		clients := []struct {
-			name   string
-			client fleet.Client
-		}{
+		clients := slices.Concat([]named{
 			{"no_retries", fleet.Client{Attempts: 1}},
 			{"3_tries", fleet.Client{Attempts: 3}},
 			{"backoff_jitter", fleet.Client{Attempts: 3, Backoff: jitter}},
 			{"adaptive_10pct", fleet.Client{Attempts: limits.FleetAttempts, Policy: fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}}},
 			{"breaker_10pct", fleet.Client{Attempts: 3, Policy: fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}}},
-			{"aws_standard", awsStandardClient(false)},
-			{"grpc_throttling", grpcRetryClient(false)},
-			{"envoy_budget", envoyRetryClient(false)},
-			{"finagle_budget", finagleRetryClient(false)},
-			{"r4j_breaker", resilience4jClient(false)},
-			{"sre_throttle", sreThrottleClient(false)},
-			{"hedge_2.5s", fleet.Client{Attempts: 1, Hedges: 1, HedgeDelay: 2500 * time.Millisecond}},
-		}
+		}, productionClients, []named{{"hedge_2.5s", fleet.Client{Attempts: 1, Hedges: 1, HedgeDelay: 2500 * time.Millisecond}}})
 		var runs []fleet.Config
 		for _, keys := range []schema.KeyMode{schema.NoKeys, schema.SameKey} {
 			for _, c := range clients {
