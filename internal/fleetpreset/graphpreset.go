@@ -7,8 +7,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 )
 
-// Preset is a named set of runs of a kind (R: fleet.Config, Graph or
-// Workers), with its source.
+// Preset is a named set of runs of a kind (R: fleet.Config, Graph or Workers).
 type Preset[R any] struct {
 	Name, Source string
 	// About names or counts the runs, for the kind's command's help.
@@ -32,8 +31,7 @@ func presetClient(tries int, timeout time.Duration) fleet.Client {
 	return c
 }
 
-// independentServer is a server that takes base whatever its load, failing each
-// call with probability pFail.
+// independentServer is a server that takes base whatever its load, failing with pFail.
 func independentServer(base time.Duration, pFail float64) fleet.Server {
 	s := fleet.DefaultConfig().Server
 	s.Kind, s.Base, s.PFail = fleet.IndependentServer, base, pFail
@@ -64,8 +62,7 @@ func sreBudget(c fleet.Client, ratio float64) fleet.Client {
 	return c
 }
 
-// sreSource cites the SRE book's chapters the sre-three-layers preset
-// follows.
+// sreSource cites the SRE book's chapters sre-three-layers follows.
 const sreSource = "B. Beyer, C. Jones, J. Petoff, N. R. Murphy (eds.), Site Reliability Engineering, O'Reilly 2016: " +
 	"ch. 22 \"Addressing Cascading Failures\" (retries at the JavaScript, frontend and backend layers, 4 attempts each, " +
 	"on a database that fails them all: 4^3 = 64 attempts on the database for one user action) and ch. 21 \"Handling " +
@@ -208,14 +205,12 @@ var meshRetries = Preset[fleet.Graph]{
 	},
 }
 
-// GraphPresets lists the graph command's presets, in the order its help
-// shows them.
+// GraphPresets lists the graph command's presets, in its help's order.
 func GraphPresets() []Preset[fleet.Graph] {
 	return []Preset[fleet.Graph]{sreThreeLayers, awsFiveDeep, retryOneLayer, meshRetries}
 }
 
-// LookupGraphPreset returns the graph preset called name; its error lists
-// the presets.
+// LookupGraphPreset returns the graph preset called name.
 func LookupGraphPreset(name string) (Preset[fleet.Graph], error) {
 	return lookupPreset(GraphPresets(), name, "want one of")
 }

@@ -1,7 +1,5 @@
-// Package fleetpreset holds the presets of the fleet, graph and workers
-// kinds: named runs that a published study, a library's defaults or a
-// queue's made, each with its source, which the commands' -preset flags
-// run. It builds runs of fleet's public types; it is no API.
+// Package fleetpreset holds the fleet, graph and workers kinds' presets: named runs from a
+// published study, a library's defaults or a queue's, each with its source. It is no API.
 package fleetpreset
 
 import (
@@ -55,8 +53,7 @@ var brookerCollapse = Preset[fleet.Config]{
 	},
 }
 
-// brookerFailureRates are Brooker's retry runs' failure rates as retry_sim.py lists them, 0.75
-// (perhaps meant as 0.075) included, in ascending order: each rate is a run of its own.
+// brookerFailureRates are retry_sim.py's failure rates in ascending order, 0.75 included.
 var brookerFailureRates = [...]float64{0, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.0325,
 	0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75}
 
@@ -66,8 +63,7 @@ type named struct {
 	client fleet.Client
 }
 
-// brookerPolicies are the clients of Brooker's retry runs as his retry_sim builds them
-// (limits.FleetAttempts never binds adaptive_10pct: its bucket bounds its retries).
+// brookerPolicies are the clients of Brooker's retry runs as his retry_sim builds them.
 var brookerPolicies = [...]named{
 	{"no_retries", fleet.Client{Attempts: 1}},
 	{"4_tries", fleet.Client{Attempts: 4}},
@@ -92,8 +88,7 @@ var brookerRetries = Preset[fleet.Config]{
 	Runs:       func(d time.Duration) []fleet.Config { return brookerRuns(d, 100, 1000, brookerPolicies[:], true) },
 }
 
-// brookerClients is brookerRetries' comparison of the policies that keep state per client,
-// with 10, 100 and 1000 clients sharing 100 requests a second.
+// brookerClients compares brookerRetries' per-client policies over 10, 100 and 1000 clients.
 var brookerClients = Preset[fleet.Config]{
 	Name:  "brooker-clients",
 	About: "3 x 17 x 2 runs",
@@ -113,8 +108,8 @@ var brookerClients = Preset[fleet.Config]{
 	},
 }
 
-// brookerRuns are Brooker's retry runs for clients sharing rate requests a second, a run a
-// failure rate and policy; first starts each client with a call (Shape.FirstCall).
+// brookerRuns are Brooker's retry runs, a run a failure rate and policy; first starts each
+// client with a call (Shape.FirstCall).
 func brookerRuns(d time.Duration, clients int, rate float64, policies []named, first bool) []fleet.Config {
 	var runs []fleet.Config
 	for _, f := range brookerFailureRates {
@@ -145,8 +140,7 @@ func LookupPreset(name string) (Preset[fleet.Config], error) {
 	return lookupPreset(Presets(), name, "want")
 }
 
-// lookupPreset returns the preset of ps called name; its error lists their
-// names after want.
+// lookupPreset returns the preset of ps called name; its error lists them after want.
 func lookupPreset[R any](ps []Preset[R], name, want string) (Preset[R], error) {
 	if i := slices.IndexFunc(ps, func(p Preset[R]) bool { return p.Name == name }); i >= 0 {
 		return ps[i], nil
@@ -168,9 +162,8 @@ func awsStandardClient(shared bool) fleet.Client {
 		Policy:  fleet.PolicyConfig{Kind: fleet.AWSQuota, Shared: shared, Tokens: 500, Cost: 5, TimeoutCost: 10}}
 }
 
-// grpcRetryClient is gRPC's retry policy and retry throttling (proposal A6 as amended by
-// grpc/proposal#452, grpc-go v1.69.0 to v1.83.1) with its examples' values; shared says
-// whether one channel serves the whole fleet.
+// grpcRetryClient is gRPC's retry policy and throttling (proposal A6, grpc-go v1.69.0 to
+// v1.83.1) with its examples' values; shared says whether one channel serves the fleet.
 func grpcRetryClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 4,
 		Backoff: backoff.Schedule{Kind: backoff.GRPC, Base: 100 * time.Millisecond, Cap: time.Second},
@@ -195,8 +188,7 @@ var awsStandard = production("aws-standard", "aws", "no_quota", awsStandardClien
 		"wait u x min(2^a s, 20 s) before retry a = 1, 2; "+
 		"on brooker-retries's load: no_quota, aws_client (a quota per client), aws_fleet (one quota shared by the fleet)")
 
-// grpcThrottling runs gRPC's retry policy with retry throttling on
-// Brooker's retry load.
+// grpcThrottling runs gRPC's retry policy with retry throttling on Brooker's retry load.
 var grpcThrottling = production("grpc-throttling", "grpc", "no_throttle", grpcRetryClient,
 	"gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\", as amended in 2024, grpc/proposal#452; "+
 		"grpc-go v1.83.1), with its examples' values: maxAttempts 4, "+
@@ -239,15 +231,13 @@ var finaglePreset = production("finagle-budget", "finagle", "no_budget", finagle
 		"a reserve of 10 retries a second, deposits kept 10 s; with 3 retries and no backoff, on brooker-retries's load: "+
 		"no_budget, finagle_client (a budget per client), finagle_fleet (one shared by the fleet)")
 
-// resilience4jPreset runs resilience4j's default Retry and CircuitBreaker
-// on Brooker's retry load.
+// resilience4jPreset runs resilience4j's defaults on Brooker's retry load.
 var resilience4jPreset = production("resilience4j-breaker", "r4j", "no_breaker", resilience4jClient,
 	"resilience4j 2.4.0's defaults: Retry maxAttempts 3, waitDuration 500 ms; CircuitBreaker failureRateThreshold 50%, "+
 		"slidingWindowSize 100 calls, minimumNumberOfCalls 100, waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10; "+
 		"on brooker-retries's load: no_breaker, r4j_client (a breaker per client), r4j_fleet (one shared by the fleet)")
 
-// sidekiqClient is Sidekiq 8's default job retry: 25 retries (26 attempts)
-// on its schedule (backoff.Sidekiq), from lib/sidekiq/job_retry.rb (v8.1.7).
+// sidekiqClient is Sidekiq 8's default job retry (v8.1.7): 26 attempts on backoff.Sidekiq.
 func sidekiqClient() fleet.Client {
 	return fleet.Client{Attempts: 26, Backoff: backoff.Schedule{Kind: backoff.Sidekiq}}
 }
@@ -291,8 +281,7 @@ func sreThrottleClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 4, Policy: fleet.PolicyConfig{Kind: fleet.SREThrottle, Shared: shared, K: 2, SREWindow: 2 * time.Minute}}
 }
 
-// productionClients are the production clients with their defaults and the SRE book's
-// throttle, each keeping its state per client.
+// productionClients are the production clients with their defaults, each state per client.
 var productionClients = []named{
 	{"aws_standard", awsStandardClient(false)},
 	{"grpc_throttling", grpcRetryClient(false)},
@@ -318,8 +307,7 @@ var retryPolicies = Preset[fleet.Config]{
 	},
 }
 
-// spikeHeights are the spike peaks spikeRecovery runs, requests a second
-// over the base 40.
+// spikeHeights are spikeRecovery's spike peaks, requests a second over the base 40.
 var spikeHeights = [...]float64{50, 60, 70, 80, 90}
 
 // spikeRecovery compares every policy after a spike on brookerCollapse's server, without keys

@@ -34,8 +34,7 @@ func queueClient(d jobqueue.Defaults, tries int) fleet.Client {
 	return c
 }
 
-// stepClient is a job's step's client in the presets: one try, no backoff,
-// a timeout of 10 s (the job's retry is the queue's).
+// stepClient is a job's step's client: one try, a timeout of 10 s (the queue retries).
 func stepClient() fleet.Client {
 	c := fleet.DefaultConfig().Client
 	c.Attempts, c.Timeout = 1, 10*time.Second
@@ -56,8 +55,7 @@ func outageFleet(name string, d time.Duration, q fleet.Client) fleet.Workers {
 		Dependencies: []fleet.Node{{Name: "db", Server: independentServer(5*time.Millisecond, 0), Outage: fleet.Outage{From: from, To: to, Mode: fleet.Fail}}}}
 }
 
-// sidekiqOutage is a 30-minute database outage under Sidekiq's retry: 3
-// retries, as a large Rails shop once set them, against the default 25.
+// sidekiqOutage is a 30-minute database outage under Sidekiq's retry: 3 retries, and 25.
 var sidekiqOutage = Preset[fleet.Workers]{
 	Name: "sidekiq-outage",
 	Source: jobqueue.Sidekiq().Source + " " + jobqueue.Sidekiq().Version + ": 25 retries after the first try by default " +
@@ -76,8 +74,7 @@ var sidekiqOutage = Preset[fleet.Workers]{
 // sqsMaxReceive is sqs-visibility's redrive policy's maxReceiveCount.
 const sqsMaxReceive = 5
 
-// sqsVisibility is SQS's default visibility timeout against a payments
-// dependency that stalls past it, with and without a lease store.
+// sqsVisibility is SQS's default visibility timeout against a dependency that stalls past it.
 var sqsVisibility = Preset[fleet.Workers]{
 	Name: "sqs-visibility",
 	Source: jobqueue.SQS().Source + " (" + jobqueue.SQS().Version + "): a visibility timeout of 30 s by default; a message " +
@@ -108,8 +105,7 @@ var sqsVisibility = Preset[fleet.Workers]{
 	},
 }
 
-// backlogDrain is workers down for 15 minutes, then draining their backlog
-// into a rate-limited downstream, at full speed and with a concurrency cap.
+// backlogDrain is workers down, then draining their backlog into a rate-limited downstream.
 var backlogDrain = Preset[fleet.Workers]{
 	Name: "backlog-drain",
 	Source: "A workflow engine's workers down for a while (a public chaos-engineering write-up: 80 minutes): " +
