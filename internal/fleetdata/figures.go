@@ -96,7 +96,7 @@ var workersFigures = []est[WorkersRow]{
 	{"completion_p99", func(r *WorkersRow) schema.Estimate { return r.P99 }},
 }
 
-// graphPointFigures are a graph's service's second's figures: calls, then pointFigures.
+// pointFigures are a fleet run's second's figures, in csv and json's order.
 var pointFigures = []Figure[Point, float64]{
 	{"starts", func(p *Point) float64 { return p.Starts }},
 	{"successes", func(p *Point) float64 { return p.Successes }},
@@ -107,7 +107,7 @@ var pointFigures = []Figure[Point, float64]{
 	{"in_progress", func(p *Point) float64 { return p.InProgress }},
 }
 
-// workersPointFigures are a worker fleet's second's figures, before each dependency's.
+// graphPointFigures are a graph's service's second's figures: calls, then pointFigures.
 var graphPointFigures = func() []Figure[GraphPoint, float64] {
 	figs := []Figure[GraphPoint, float64]{{"calls", func(p *GraphPoint) float64 { return p.Calls }}}
 	for _, f := range pointFigures {
@@ -116,7 +116,7 @@ var graphPointFigures = func() []Figure[GraphPoint, float64] {
 	return figs
 }()
 
-// RunFigures are a fleet run's row's figures (a copy, as each below).
+// workersPointFigures are a worker fleet's second's figures, before each dependency's.
 var workersPointFigures = []Figure[WorkersPoint, float64]{
 	{"arrivals", func(p *WorkersPoint) float64 { return p.Arrivals }},
 	{"completions", func(p *WorkersPoint) float64 { return p.Completions }},
