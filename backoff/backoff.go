@@ -55,8 +55,7 @@ func (k Kind) MarshalText() ([]byte, error) { return kinds.MarshalText(k) }
 // UnmarshalText reads a kind's name.
 func (k *Kind) UnmarshalText(text []byte) error { return kinds.UnmarshalText(text, k) }
 
-// Schedule is a backoff policy with its base and cap, only the wait before a retry; the
-// zero value waits nothing.
+// Schedule is a backoff policy with its base and cap; the zero value waits nothing.
 type Schedule struct {
 	Kind Kind
 	// Base is the first wait (the constant wait, for Constant).
@@ -66,8 +65,7 @@ type Schedule struct {
 }
 
 // Check reports the first thing wrong with p as a *schema.FieldError naming its field
-// (policy, cap): an unknown kind, or a cap below the base; the durations' bounds are the
-// caller's.
+// (policy, cap): an unknown kind, or a cap below the base.
 func (p Schedule) Check() error {
 	if err := kinds.Check(p.Kind); err != nil {
 		return &schema.FieldError{Field: "policy", Msg: err.Error()}

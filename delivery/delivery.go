@@ -104,8 +104,7 @@ type Config struct {
 	Backoff backoff.Schedule
 }
 
-// Defaults are a 30 s visibility timeout and lease, 10 deliveries, keys kept
-// 24 hours (the article's illustration), and the Part 5 retry options' backoff.
+// Defaults are a 30 s visibility timeout and lease, 10 deliveries and keys kept 24 hours.
 func Defaults() Config {
 	return Config{
 		TTL:           24 * time.Hour,
@@ -117,8 +116,7 @@ func Defaults() Config {
 }
 
 // Check reports the first thing wrong with c, in the order of Settings, as a
-// *schema.FieldError naming its field as scenario files name it under queue:; flags and
-// files both go through it, and a Config it accepts runs.
+// *schema.FieldError naming its field under queue:; a Config it accepts runs.
 func (c Config) Check() error {
 	for _, s := range settings {
 		if err := s.Check(c); err != nil {

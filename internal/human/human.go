@@ -12,8 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// Duration is d without its zero units (24h, 1h30m, 1m; 250ms, 2.5s, 0s), which
-// time.ParseDuration reads back.
+// Duration is d without its zero units (24h, 1h30m, 250ms), which time.ParseDuration reads.
 func Duration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
@@ -62,8 +61,7 @@ func Digits(s string) string {
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
-// Count is n with thousands separators and noun, plural unless n is 1: "1 replicate",
-// "1,000 jobs".
+// Count is n with thousands separators and noun, plural unless n is 1: "1,000 jobs".
 func Count(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
@@ -82,8 +80,7 @@ func Plural(noun string) string {
 	return noun + "s"
 }
 
-// Durations is s with every space-separated word that is a Go duration written as
-// Duration writes it: "fixed 1m0s" as "fixed 1m".
+// Durations is s with every word that is a Go duration as Duration writes it.
 func Durations(s string) string {
 	words := strings.Split(s, " ")
 	for i, w := range words {

@@ -56,8 +56,7 @@ func Sidekiq() Defaults {
 	}
 }
 
-// River is River's default (v0.43.0): MaxAttempts 25 on backoff.River, then discarded,
-// and deleted after 7 days (DiscardedJobRetentionPeriod).
+// River is River's default (v0.43.0): MaxAttempts 25 on backoff.River, kept discarded 7 days.
 func River() Defaults {
 	return Defaults{
 		Name: "river",
@@ -71,8 +70,7 @@ func River() Defaults {
 	}
 }
 
-// Oban is Oban's default worker (v2.23.1): max_attempts 20 on backoff.Oban, then discarded
-// and kept (no plugin prunes it by default).
+// Oban is Oban's default worker (v2.23.1): max_attempts 20 on backoff.Oban, then discarded.
 func Oban() Defaults {
 	return Defaults{
 		Name:        "oban",

@@ -64,8 +64,7 @@ type Runner struct {
 	cfg   delivery.Config
 	store delivery.Store
 	s     strategy.Strategy
-	// resume is s's fast path (ResumeOf); guard says s is not the built-in Retry, whose
-	// Calls methods then unwind it once stopped.
+	// resume is s's fast path (ResumeOf); guard says s is not Retry, unwound once stopped.
 	resume   func(c strategy.Calls, from int) bool
 	guard    bool
 	step     int // the step of the last Enter or Call, for a schema.PanicError
@@ -114,9 +113,8 @@ type Runner struct {
 // checkEvery is how many events a Runner pops between two calls of its stop function.
 const checkEvery = 1 << 12
 
-// NewRunner runs jobs of sc through s under cfg, calling j's providers, which draw from
-// stream as the runner does but for latencies, drawn from lat. A strategy that UsesStore
-// with no store configured keeps the Part 5 store, After.
+// NewRunner runs jobs of sc through s under cfg, j's providers drawing from stream and
+// latencies from lat; a strategy that UsesStore with no store keeps the Part 5 store.
 func NewRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, j *jobsim.Job, stream, lat rand.Source) *Runner {
 	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: rng.StreamOf(stream), lat: rng.StreamOf(lat), keys: make([]record, len(sc.Steps)),
 		repeat: newSampler(cfg.RepeatDelay)}
@@ -147,9 +145,8 @@ func NewRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, j
 	return x
 }
 
-// cleanCuts are the cuts of a clean first delivery's draws, in draw order: the repeated
-// request's, then at each step the crash before the call, the call's own, the crash after
-// the work, and last the crash before the ack.
+// cleanCuts are the cuts of a clean first delivery's draws, in draw order: the repeat's,
+// then each step's crash points and call draws, and last the crash before the ack.
 func cleanCuts(cfg delivery.Config, sc provider.Scenario, calls []uint64) []uint64 {
 	var cuts []uint64
 	if cfg.RepeatP > 0 {
@@ -174,8 +171,7 @@ func cleanCuts(cfg delivery.Config, sc provider.Scenario, calls []uint64) []uint
 	return cuts
 }
 
-// Close ends the runner's workers, each delivery in progress running on to its end with
-// every operation failing; a strategy's panic meanwhile ends it there.
+// Close ends the runner's workers, each delivery in progress running on with every call failing.
 func (x *Runner) Close() {
 	for _, w := range x.workers {
 		func() {
@@ -199,10 +195,9 @@ func (x *Runner) check() {
 	}
 }
 
-// StopWhen makes the runner call stop every checkEvery events (nil: never) and, once it
-// reports true, end this job and every later one at once, with an outcome that means
-// nothing; a strategy other than Retry panics with strategy.ErrStopped at its next Calls
-// method, for the caller to recover. The runner is then fit only for Close.
+// StopWhen makes the runner call stop every checkEvery events (nil: never); once it reports
+// true, every job ends at once with an outcome that means nothing, a strategy other than
+// Retry panicking with strategy.ErrStopped, and the runner is fit only for Close.
 func (x *Runner) StopWhen(stop func() bool) { x.stop = stop }
 
 // stopped counts an event about to be popped and every checkEvery events asks stop.
@@ -239,9 +234,8 @@ func (x *Runner) Settles() bool {
 func (x *Runner) Cuts() []uint64 { return x.cuts }
 
 // Clean draws the latencies of the next job's first delivery and reports how long it takes
-// if its calls all succeed, and whether that is within the visibility timeout: if so and
-// Settles, the caller may count it without running it; if not, the next Run takes these
-// latencies, so a job sees the same draws either way.
+// if its calls all succeed and whether that is within the visibility timeout (then, if
+// Settles, it may be counted without running); the next Run takes these latencies.
 func (x *Runner) Clean() (time.Duration, bool) {
 	if len(x.first) == 0 {
 		return x.fixed, x.fixed < x.cfg.Visibility
@@ -277,9 +271,8 @@ func (x *Runner) Run() Outcome {
 	return x.loop()
 }
 
-// RunFrom runs a Settles job whose first event is draw k of the Job's Clean cuts: its clean
-// start is counted from its draws (Job.Settle), with the keys the store leaves, and the
-// event loop goes on from there; a start past the visibility timeout runs from zero.
+// RunFrom runs a Settles job whose first event is draw k of the Job's Clean cuts, its clean
+// start counted from its draws (Job.Settle); one past the visibility timeout runs from zero.
 func (x *Runner) RunFrom(k int) Outcome {
 	x.reset()
 	from, draws := x.j.Settle(k)
@@ -370,8 +363,7 @@ func (x *Runner) handle(e event) {
 	}
 }
 
-// await suspends delivery d, on the loop's goroutine, until at, running the events due
-// before as loop would.
+// await suspends delivery d, on the loop's goroutine, until at, running the events due before.
 func (x *Runner) await(d int, at time.Duration) {
 	x.push(at, stepEvent, d)
 	for {
@@ -397,9 +389,8 @@ func (x *Runner) setLimit() {
 	}
 }
 
-// run advances delivery d on its worker: on its own while its next operation comes before
-// every other event, through the queue otherwise; a delivery starting while own is free
-// runs on own to its end.
+// run advances delivery d on its worker, through the queue once another event comes first;
+// a delivery starting while own is free runs on own to its end.
 func (x *Runner) run(d int) {
 	x.setLimit()
 	w := x.dl[d].worker
@@ -490,7 +481,6 @@ type Outcome struct {
 	Deliveries int
 	// Lost reports a step whose key says done and whose work was never done.
 	Lost bool
-	// Completion is from the first enqueue until the last delivery stopped or the message
-	// was dead-lettered, whichever came last.
+	// Completion is until the last delivery stopped or the message was dead-lettered.
 	Completion time.Duration
 }

@@ -189,8 +189,7 @@ func (w *worker) Call(i int, key provider.Key) provider.Reply {
 	if x.store == delivery.Lease {
 		w.pause(x.callLatency(d))
 		if k := x.keys[i]; !k.present || k.holder != d || k.doneStatus {
-			// Overtaken: the call ran and is paid for, its work rolls back,
-			// the holder does it; an unacked message comes back.
+			// Overtaken: paid for, its work rolls back, and the unacked message comes back.
 			x.j.RolledBack()
 			x.dl[d].live = false
 			return provider.NoReply
@@ -219,8 +218,7 @@ func (w *worker) Call(i int, key provider.Key) provider.Reply {
 	return provider.ReplyOK
 }
 
-// Backoff draws the wait before retry n of step i's loop (the whole job's for -1) and
-// makes it the wait before the delivery's next operation.
+// Backoff draws the wait before retry n of step i's loop (-1: the job's) as the next wait.
 func (w *worker) Backoff(i, n int) {
 	x, d := w.x, w.d
 	x.check()
