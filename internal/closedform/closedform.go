@@ -116,8 +116,7 @@ func (w *walk) steps(att []int, carry bool) {
 					continue
 				}
 				m = m.add(1, 0)
-				// A call that passes the failure draw does the work, unless the
-				// provider has seen this step's key already.
+				// A call past the failure draw does the work, unless its key was seen.
 				c2, rep := c, 0.0
 				if !w.keyed[i] || c == 0 {
 					c2 = min(c+1, 2)
@@ -175,8 +174,7 @@ func (w *walk) attempts(attempts int) {
 				if m.p == 0 {
 					continue
 				}
-				// worked ends an attempt that did the work of the first wk
-				// steps and made calls calls, with probability q from its start.
+				// worked ends an attempt that worked wk steps and made calls calls, with probability q.
 				worked := func(wk int, calls int, q float64, succeeded bool) {
 					if q == 0 {
 						return
@@ -247,8 +245,7 @@ func (m mass) merge(o mass) mass {
 		return o
 	}
 	p := m.p + o.p
-	// Weighted means of non-negative counts add non-negative terms, where a.mean + d*(o.p/p)
-	// cancels.
+	// Weighted means of non-negative counts never cancel, as a.mean + d*(o.p/p) would.
 	pool := func(a, b moments) moments {
 		d := b.mean - a.mean
 		return moments{(m.p*a.mean + o.p*b.mean) / p, a.m2 + b.m2 + d*d*(m.p/p)*o.p}

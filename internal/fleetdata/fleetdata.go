@@ -90,8 +90,7 @@ type Replicate struct {
 	Series []Second
 }
 
-// Edge is an entry (From -1, Index the entry's) or a call (From the caller, Index the
-// call's), To the called service.
+// Edge is an entry (From -1) or a call (From the caller), Index its own, To the callee.
 type Edge struct {
 	From, Index, To int
 }
@@ -247,15 +246,13 @@ func (p *Point) Divide(n float64) {
 	p.InProgress /= n
 }
 
-// GraphRow is a graph run's row for a service, or for an entry from end to end (Service
-// "end to end: NAME", Depth 0): each a mean with its 95% Student t interval.
+// GraphRow is a graph run's row for a service, or an entry's end to end ("end to end: NAME").
 type GraphRow struct {
 	Run, Service string
 	// Depth is the service's depth (1: an entry sends to it).
 	Depth      int
 	Replicates int
-	// Calls are the calls that reached it (an entry's: every service's), Amplification Calls
-	// over the requests entering the graph.
+	// Calls are the calls that reached it (an entry's: every service's).
 	Requests, Calls, Amplification schema.Estimate
 	Succeeded, Goodput             schema.Estimate
 	// Rejected counts calls refused for overload; an entry's row sums it and Duplicates.
@@ -277,8 +274,7 @@ type GraphPoint struct {
 	Calls float64
 }
 
-// WorkersRow is a worker fleet's row: each figure a mean with its 95% Student t interval,
-// but DrainedReplicates, a share with its Wilson interval.
+// WorkersRow is a worker fleet's row, each figure a mean with its interval.
 type WorkersRow struct {
 	Run        string
 	Replicates int
@@ -289,8 +285,7 @@ type WorkersRow struct {
 	Duplicates, LostWork, Late schema.Estimate
 	// RolledBack counts the steps' calls rolled back for a lapsed lease.
 	Conflicts, Crashes, RolledBack schema.Estimate
-	// DrainSeconds is the time the waiting jobs took to drain after the outages (NaN: none);
-	// DrainedReplicates the share that drained.
+	// DrainSeconds is the time the waiting jobs took to drain (NaN: none did).
 	DrainSeconds, DrainedReplicates schema.Estimate
 	// PeakRetrying is the most jobs waiting out a retry at once; PeakAge in seconds.
 	PeakBacklog, PeakRetrying, PeakAge schema.Estimate

@@ -39,8 +39,7 @@ var (
 	histLow = int(math.Float64bits(histMin)>>histShift) - 1
 )
 
-// QuantileError is the largest relative error of a quantile within the range,
-// sqrt(129/128) - 1: 0.39%.
+// QuantileError is a quantile's largest relative error within the range: 0.39%.
 const QuantileError = 0.003898650263063158781 // sqrt(129/128) - 1
 
 // Top is the shortest duration, in seconds, past the histogram's range: 2^23 s, about 97 days.
@@ -162,8 +161,7 @@ func (h *Histogram) Buckets() []Bucket {
 	return out
 }
 
-// SetBuckets makes h hold exactly bs (increasing index, each count at least one, their total
-// within 64 bits); on an error h is unchanged.
+// SetBuckets makes h hold exactly bs, in increasing index, or leaves it unchanged on an error.
 func (h *Histogram) SetBuckets(bs []Bucket) error {
 	var out Histogram
 	for i, b := range bs {

@@ -33,8 +33,7 @@ type MapPolicy struct {
 	Backoff backoff.Schedule
 }
 
-// MapPolicies are the policies a map can be drawn for: brooker-collapse's no_backoff and
-// backoff_and_jitter, in that order.
+// MapPolicies are brooker-collapse's no_backoff and backoff_and_jitter, in that order.
 func MapPolicies() []MapPolicy {
 	return []MapPolicy{
 		{Name: "no_backoff"},
@@ -43,8 +42,7 @@ func MapPolicies() []MapPolicy {
 }
 
 // Map is a grid of runs, one a cell, over a trigger's size and duration and the base load,
-// for one or more policies: where the model recovers from any trigger, from small ones,
-// or stays collapsed.
+// for one or more policies.
 type Map struct {
 	// Base is every cell's model but for the backoff, load and outage.
 	Base fleet.Config
@@ -155,8 +153,7 @@ type MapCell struct {
 	Observations []stats.Observation
 }
 
-// Share is the share of the cell's judged replicates that recovered, with its 95% Wilson
-// interval.
+// Share is the share of the cell's judged replicates that recovered (95% Wilson interval).
 func (c MapCell) Share() schema.Estimate {
 	k := 0
 	for _, o := range c.Observations {

@@ -8,8 +8,7 @@ import (
 	"github.com/retrysim/retrysim/internal/dist"
 )
 
-// LognormalDrawn reports whether a latency of median and p99 is lognormal (p99 above a
-// median above 0) rather than fixed at the median.
+// LognormalDrawn reports whether a latency of median and p99 is lognormal, not fixed.
 func LognormalDrawn(median, p99 time.Duration) bool { return p99 > median && median > 0 }
 
 // Lognormal draws e^(σZ) for a standard normal Z, a lognormal of median 1, by a ziggurat
@@ -89,8 +88,7 @@ func (l *Lognormal) span(y float64) (lo, hi float64) {
 func newLognormal(sigma float64) *Lognormal {
 	l := &Lognormal{sigma: sigma, logNorm: math.Log(sigma * math.Sqrt(2*math.Pi))}
 	peak := l.density(math.Exp(-sigma * sigma))
-	// top builds the strips from base height y1 and returns the height the last reaches;
-	// bisection finds the y1 that ends exactly at the peak.
+	// top builds the strips from base height y1 and returns the last one's height.
 	top := func(y1 float64) float64 {
 		lo, hi := l.span(y1)
 		l.tailL = dist.NormalCDF(math.Log(lo) / sigma)
@@ -178,8 +176,7 @@ func (l *Lognormal) fast(d uint64) (float64, bool) {
 	return st.left + float64(u)*st.step, u-st.lo < st.n
 }
 
-// Lognormals sets dst[k] to a variate of ls[k], in order, as that many Draw calls would,
-// in one loop over the stream's buffer.
+// Lognormals sets dst[k] to a variate of ls[k], in order, as that many Draw calls would.
 func Lognormals(ls []*Lognormal, s *Stream, dst []float64) {
 	for k := 0; k < len(ls); {
 		d := s.Peek(len(ls) - k)

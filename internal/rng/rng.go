@@ -25,8 +25,7 @@ type Generator struct {
 	Name string
 	// Doc is one line for -help.
 	Doc string
-	// Sequential generators have one stream a seed (the article's mulberry32): New ignores
-	// block and the engine runs jobs in order.
+	// Sequential generators have one stream a seed: New ignores block; jobs run in order.
 	Sequential bool
 	// New returns the stream for block of a run seeded with seed.
 	New func(seed, block uint64) Source
@@ -84,8 +83,7 @@ func mix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// ReplicateSeed is the seed of replicate r of a run seeded with seed: replicate 0 is the
-// run itself, the others spread by splitmix64.
+// ReplicateSeed is the seed of replicate r (0: the run itself) of a run seeded with seed.
 func ReplicateSeed(seed, r uint64) uint64 {
 	if r == 0 {
 		return seed
