@@ -64,13 +64,11 @@ type Calls interface {
 	Call(i int, key provider.Key) provider.Reply
 	// FreshKey returns a key that no call of the job has sent.
 	FreshKey() provider.Key
-	// Backoff waits before retry n (0 for the first) of a loop: step i's
-	// own, or the whole job's when i is -1, whose policy is the run's.
+	// Backoff waits before retry n (0 for the first) of step i's loop, or the job's when i is -1.
 	Backoff(i, n int)
 }
 
-// ErrStopped is what a Calls method panics with once the run is stopped, as
-// Calls says; a run never returns it.
+// ErrStopped is what a Calls method panics with once the run is stopped; no run returns it.
 var ErrStopped = errors.New("strategy: the run is stopped")
 
 // Straight is a strategy that calls each step once, in order, for as long as calls
@@ -173,8 +171,7 @@ func (r Retry) resumeAt(c Calls, from int) bool {
 	return (&r).resume(c, from)
 }
 
-// resume is resumeAt over any Calls, one method call through the interface
-// each.
+// resume is resumeAt over any Calls.
 func (r *Retry) resume(c Calls, from int) bool {
 	n, own, guarded := c.Steps(), c.Retries(), c.Guarded()
 	if r.Scope == EachStep {
@@ -290,8 +287,7 @@ func (r *Retry) key(c Calls, mode schema.KeyMode) provider.Key {
 // defaultIDs are the article's five rows, in its order.
 var defaultIDs = []string{"step-nokey", "step-newkey", "step-samekey", "job-samekey", "job-samekey-skip"}
 
-// DefaultIDs are the article's five rows, in its order: a fresh slice, so no
-// importer can change what another gets.
+// DefaultIDs are the article's five rows, in its order, in a fresh slice.
 func DefaultIDs() []string { return slices.Clone(defaultIDs) }
 
 // Parse builds the strategy a short name describes: scope-keys, then skip for one that

@@ -136,8 +136,7 @@ type Chain struct {
 	level []int
 }
 
-// Build enumerates the states reachable from the empty one and their transitions,
-// refusing more than MaxStates states.
+// Build enumerates the states reachable from the empty one, at most MaxStates.
 func Build(m Model) (*Chain, error) {
 	if err := m.check(); err != nil {
 		return nil, err
@@ -181,8 +180,7 @@ func Build(m Model) (*Chain, error) {
 	return c, nil
 }
 
-// moves calls f with every state s jumps to other than s, and the rate (a multiple of λ
-// when arrival).
+// moves calls f with every other state s jumps to and its rate (times λ when arrival).
 func (m Model) moves(s State, f func(t State, rate float64, arrival bool)) {
 	emit := func(t State, rate float64, arrival bool) {
 		if t != s && rate > 0 {
@@ -296,8 +294,7 @@ func (c *Chain) in(r Region) []bool {
 	return b
 }
 
-// Collapsed is every worker and queue place holding an abandoned call, and the orbit
-// full (empty when nothing is retried).
+// Collapsed is every worker and queue place abandoned, and the orbit full if retried.
 func (m Model) Collapsed() State {
 	s := State{Abandoned: m.Workers, Queued: m.Queue}
 	if m.RetryProb > 0 {

@@ -25,8 +25,7 @@ func (c *Chain) Distribution(p []float64, t float64) ([]float64, error) {
 	return c.evolve(p, 0, t, nil), nil
 }
 
-// Hit is the probability that the chain, started from p0 at 0, is in region r at some time
-// in [from, to].
+// Hit is the probability that the chain, from p0 at 0, is in r at some time in [from, to].
 func (c *Chain) Hit(p0 []float64, from, to float64, r Region) (float64, error) {
 	in := c.in(r)
 	if err := c.checkSteps(from, to, in, c.steps(0, from, nil)); err != nil {
@@ -174,8 +173,7 @@ func (c *Chain) uniformise(p []float64, lambda, dt float64, absorbing []bool) []
 	return out
 }
 
-// Mean is, for each state, the expected time to reach region r at arrival rate Rate; an
-// error if some state cannot reach r.
+// Mean is each state's expected time to reach r at rate Rate; an error if one cannot.
 func (c *Chain) Mean(r Region) ([]float64, error) {
 	in := c.in(r)
 	if err := c.reaches(in); err != nil {

@@ -31,8 +31,7 @@ type Question struct {
 	Collapse string
 }
 
-// Split is Runs multilevel splittings on the fleet engine of the orbit reaching the last of
-// its Levels.
+// Split is Runs multilevel splittings of the orbit reaching the last of its Levels.
 type Split struct {
 	metastable.Splitting
 	Config fleet.Config
@@ -60,8 +59,7 @@ type Answers struct {
 	Exact float64
 }
 
-// Answer computes q's exact numbers, refusing too long a span as a *schema.FieldError
-// naming within or split.horizon.
+// Answer computes q's exact numbers; too long a span is a *schema.FieldError.
 func (q Question) Answer() (Answers, error) {
 	ch, md := q.Chain, q.Chain.Model
 	healthy := func(s fleetdata.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }

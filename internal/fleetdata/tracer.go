@@ -15,8 +15,7 @@ type Tracer interface {
 	// at the end) until f returns true or the run ends, and reports whether f stopped it; once
 	// ctx is done it returns ctx's error within a few thousand events.
 	Run(ctx context.Context, f func(from, to float64, st MarkovState) bool) (stopped bool, err error)
-	// Split is a copy of the replicate as it stands that draws from streams seeded by seed,
-	// the events already scheduled kept.
+	// Split is a copy of the replicate drawing from streams seeded by seed from now on.
 	Split(seed uint64) Tracer
 	// Events is how many events the replicate has processed.
 	Events() int64

@@ -2,13 +2,10 @@ package fleetrun
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 )
-
-// A sweep of a kind's runs is a grid of points, each a value for each of a list of settings
-// by path; its work is points x replicates items, item k replicate k % replicates of point
-// k / replicates, so that a shard runs any slice of it.
 
 // SweepConfigs are the runs of the sweep of base over points (a value for each of paths),
 // point after point; a setting refused or unread at a point is a *FieldError naming it.
@@ -42,12 +39,9 @@ func sweepRuns[R any](base []R, paths []string, points [][]string, set func(*R, 
 
 // pointText is a point's settings, PATH=VALUE each.
 func pointText(paths, values []string) string {
-	s := ""
+	kv := make([]string, len(paths))
 	for i, p := range paths {
-		if i > 0 {
-			s += ", "
-		}
-		s += p + "=" + values[i]
+		kv[i] = p + "=" + values[i]
 	}
-	return s
+	return strings.Join(kv, ", ")
 }

@@ -65,8 +65,7 @@ const (
 	GraphEntries = 16
 )
 
-// DeliveryDeliveries and DeliveryCrashes bound the delivery model's MaxDeliveries and
-// MaxCrashes.
+// DeliveryDeliveries and DeliveryCrashes bound delivery's MaxDeliveries and MaxCrashes.
 const (
 	DeliveryDeliveries = 1000
 	DeliveryCrashes    = 1000
