@@ -35,11 +35,7 @@ func queueClient(d jobqueue.Defaults, tries int) fleet.Client {
 }
 
 // stepClient is a job's step's client: one try, a timeout of 10 s (the queue retries).
-func stepClient() fleet.Client {
-	c := fleet.DefaultConfig().Client
-	c.Attempts, c.Timeout = 1, 10*time.Second
-	return c
-}
+func stepClient() fleet.Client { return presetClient(1, 10*time.Second) }
 
 // dbSteps is a job of three steps, each a call to the database db.
 func dbSteps() []fleet.WorkerStep {
