@@ -1,10 +1,6 @@
-// Package backoff names the wait between retry attempts, by the policies of
-// the AWS Architecture Blog's "Exponential Backoff And Jitter": none,
-// constant, exponential, full jitter, equal jitter and decorrelated jitter;
-// by gRPC's retry backoff; and by the default schedules of four job queues
-// and workflow engines: Sidekiq's, River's, Oban's and Temporal's activity
-// retry policy. Every model computes a policy's waits by one rule, from the
-// attempt, the previous wait and a uniform draw in its own seeded stream.
+// Package backoff names the wait between retry attempts: the AWS Architecture Blog's
+// policies, gRPC's, and four job queues' default schedules, each computed by one rule
+// from the attempt, the previous wait and a uniform draw.
 package backoff
 
 import (
@@ -28,36 +24,22 @@ const (
 	FullJitter               // u x e
 	EqualJitter              // e/2 + u x e/2
 	Decorrelated             // min(Cap, Base + u x (3 x the previous wait - Base))
-	// Sidekiq is Sidekiq 8's job retry schedule (lib/sidekiq/job_retry.rb,
-	// v8.0.0 to v8.1.7): retry count c (0 for the first retry) waits c^4 +
-	// 15 + rand(10 x (c + 1)) seconds, rand(n) a whole number from 0 to n - 1.
+	// Sidekiq is Sidekiq 8's job retry schedule (lib/sidekiq/job_retry.rb, v8.0.0 to v8.1.7):
+	// retry c (from 0) waits c^4 + 15 + rand(10 x (c + 1)) seconds.
 	Sidekiq
-	// River is River's DefaultClientRetryPolicy (v0.43.0, retry_policy.go and
-	// internal/retrypolicy): the retry after the n-th error waits n^4
-	// seconds times a random factor in [0.9, 1.1).
+	// River is River's DefaultClientRetryPolicy (v0.43.0): the retry after the n-th error
+	// waits n^4 seconds times a random factor in [0.9, 1.1).
 	River
-	// GRPC is gRPC's retry backoff (proposal A6 as amended in 2024 by
-	// grpc/proposal#452; grpc-go from v1.69.0, stream.go): retry n (0 for
-	// the first) waits min(base x 2^n, cap) x random(0.8, 1.2), with
-	// backoffMultiplier 2.
+	// GRPC is gRPC's retry backoff (proposal A6, grpc-go from v1.69.0): retry n (from 0)
+	// waits min(base x 2^n, cap) x random(0.8, 1.2).
 	GRPC
-	// Oban is Oban.Worker's default backoff (Oban v2.23.1,
-	// lib/oban/worker.ex backoff/1 and lib/oban/backoff.ex): after the
-	// failure of attempt a (from 1) the job waits t + trunc(0.1 x u x t)
-	// seconds, t = 15 + 2^a, u a uniform draw in [0, 1) (Backoff.exponential
-	// with min_pad 15, then Backoff.jitter in mode :inc, mult 0.1). Oban
-	// rescales a to round(a / max_attempts x 20) when max_attempts is above
-	// 20; this schedule is the one for max_attempts up to 20, its default
-	// among them.
+	// Oban is Oban.Worker's default backoff (v2.23.1, lib/oban/backoff.ex): after attempt a
+	// (from 1) the job waits t + trunc(0.1 x u x t) seconds, t = 15 + 2^a, as for
+	// max_attempts up to 20.
 	Oban
 	// Temporal is Temporal's default activity retry policy (server v1.31.2,
-	// common/retrypolicy/retry_policy.go DefaultDefaultRetrySettings, the
-	// waits by common/backoff/retry.go ExponentialBackoffAlgorithm and
-	// service/history/workflow/retry.go nextBackoffInterval; sdk-go v1.48.0's
-	// RetryPolicy documents the same defaults): initial interval 1 s,
-	// backoff coefficient 2, maximum interval 100 x the initial, so retry n
-	// (from 0) waits min(100 s, 2^n s), with no jitter. Other intervals are
-	// the exponential policy with that base and cap.
+	// common/retrypolicy/retry_policy.go; sdk-go v1.48.0): retry n (from 0) waits
+	// min(100 s, 2^n s), with no jitter.
 	Temporal
 )
 
@@ -73,24 +55,17 @@ func (k Kind) MarshalText() ([]byte, error) { return kinds.MarshalText(k) }
 // UnmarshalText reads a kind's name.
 func (k *Kind) UnmarshalText(text []byte) error { return kinds.UnmarshalText(text, k) }
 
-// Schedule is a backoff policy with its base and cap. The zero value waits
-// nothing. It is only the wait before a retry: whether a retry goes at
-// all is a step's attempts (provider.Schedule) or a fleet client's guard
-// (fleet.Schedule).
+// Schedule is a backoff policy with its base and cap; the zero value waits nothing.
 type Schedule struct {
 	Kind Kind
 	// Base is the first wait (the constant wait, for Constant).
 	Base time.Duration
-	// Cap bounds every wait; 0 means no cap, in every model. A cap, when
-	// given, is not below Base (Check).
+	// Cap bounds every wait, not below Base; 0 means no cap.
 	Cap time.Duration
 }
 
-// Check reports the first thing wrong with p, as a *schema.FieldError
-// naming its field (policy, cap): a kind that is not one of the policies,
-// or a cap below the base for a kind that reads both. It is the one rule of
-// a policy in every model: a step's own, the delivery model's queue and a
-// fleet client's. Bounds on the durations themselves are the caller's.
+// Check reports the first thing wrong with p as a *schema.FieldError naming its field
+// (policy, cap): an unknown kind, or a cap below the base.
 func (p Schedule) Check() error {
 	if err := kinds.Check(p.Kind); err != nil {
 		return &schema.FieldError{Field: "policy", Msg: err.Error()}

@@ -1,15 +1,7 @@
-// Package delivery runs one job the way an at-least-once queue does, in
-// virtual time: the job's messages (a repeated request is a second message),
-// their deliveries (a crash or a slow worker past the visibility timeout
-// brings another), calls that take time, waits between attempts, and a worker
-// key store, shared by all deliveries, that guards each step in one of the
-// ways the SQLite check compares. Deliveries that overlap interleave operation
-// by operation in a small per-job event loop: that is where races come from.
-//
-// A delivery runs any strategy.Strategy: the strategy decides what to call,
-// with which key, and when to give up; this package supplies the time, the
-// store, fresh keys and the deliveries behind strategy.Calls. It never reads
-// a clock.
+// Package delivery runs one job the way an at-least-once queue does, in virtual time:
+// messages, deliveries, calls and waits that take time, and a worker key store shared by
+// deliveries that interleave operation by operation, where races come from. A delivery
+// runs any strategy.Strategy; this package never reads a clock.
 package delivery
 
 import (
@@ -40,17 +32,13 @@ const (
 	// Loose checks the key, then inserts it without a unique constraint, then
 	// does the work: two overlapping deliveries both pass the check.
 	Loose
-	// Claim inserts the key atomically (a unique constraint) before the work.
-	// The loser takes it as already handled; a crash after the claim loses the
-	// work; a failed call does not release it.
+	// Claim inserts the key atomically before the work; the loser takes it as handled, a
+	// crash after the claim loses the work, and a failed call does not release it.
 	Claim
-	// Lease claims with a status and an expiry: released when the job fails,
-	// taken over once the holder's lease expires (dead or only slow: a slow
-	// holder's call runs on, and its work rolls back), skipped once done. It
-	// assumes the work commits with its done status at the end of the call,
-	// and only while the delivery still holds the lease (the check's charge
-	// lives in the same database), and keeps done keys past the redelivery
-	// window: the check's three fixes together.
+	// Lease claims with a status and an expiry: released when the job fails, taken over
+	// once the holder's lease expires (a slow holder's work then rolls back), skipped once
+	// done; the work commits with its done status while the lease holds, and done keys
+	// outlive the redelivery window: the check's three fixes together.
 	Lease
 )
 
@@ -80,8 +68,7 @@ const (
 	BeforeAck
 )
 
-// crashPoints names the crash points as scenario files and reports spell
-// them.
+// crashPoints names the crash points as scenario files and reports spell them.
 var crashPoints = enum.New[CrashPoint]("crash point", "before-key", "after-key", "after-work", "before-ack")
 
 // String names the crash point.
@@ -98,25 +85,18 @@ type Config struct {
 	Store Store
 	// TTL is how long a key lives after it is written; 0 keeps keys forever.
 	TTL time.Duration
-	// Lease is how long a lease holds before another delivery may take over.
-	// It must be positive: a lease that ran out at once would hold nothing,
-	// and 0 cannot mean "never" as it does for TTL without meaning two things.
+	// Lease is how long a lease holds before another delivery may take over; above 0.
 	Lease time.Duration
-	// Visibility is how long a received message stays hidden: unless it is
-	// acked by then, the queue delivers it again.
+	// Visibility is how long a received message stays hidden before it is delivered again.
 	Visibility time.Duration
-	// MaxDeliveries bounds a message's deliveries, 1 to limits.DeliveryDeliveries;
-	// past it the message is dead-lettered and, if nothing else succeeded,
-	// the job has failed.
+	// MaxDeliveries bounds a message's deliveries, 1 to limits.DeliveryDeliveries, past which
+	// it is dead-lettered.
 	MaxDeliveries int
-	// RepeatP is the probability that a job's request is sent twice, the copy
-	// RepeatDelay after the first.
+	// RepeatP is the probability that a job's request is sent twice, RepeatDelay apart.
 	RepeatP     float64
 	RepeatDelay provider.Latency
-	// CrashP is the probability, each time a delivery passes CrashAt in a
-	// step, that its worker dies there. MaxCrashes bounds a job's crashes
-	// (0: no bound; at most limits.DeliveryCrashes), so a forced crash (CrashP 1)
-	// happens once.
+	// CrashP is the probability that a delivery's worker dies each time it passes CrashAt;
+	// MaxCrashes bounds a job's crashes (0: no bound; at most limits.DeliveryCrashes).
 	CrashP     float64
 	CrashAt    CrashPoint
 	MaxCrashes int
@@ -124,8 +104,7 @@ type Config struct {
 	Backoff backoff.Schedule
 }
 
-// Defaults are a 30 s visibility timeout and lease, 10 deliveries, keys kept
-// 24 hours (the article's illustration), and the Part 5 retry options' backoff.
+// Defaults are a 30 s visibility timeout and lease, 10 deliveries and keys kept 24 hours.
 func Defaults() Config {
 	return Config{
 		TTL:           24 * time.Hour,
@@ -136,14 +115,8 @@ func Defaults() Config {
 	}
 }
 
-// Check reports the first thing wrong with c, in the order of Settings, as
-// a *schema.FieldError naming its field as scenario files name it under
-// queue: (store, max_deliveries, backoff.cap): each setting's bounds (its
-// kind's, a whole number's Min and Max) and its own rule (a lease and a
-// visibility timeout longer than 0s, a cap not below the base). It is the
-// one validator of the delivery model's settings:
-// the flags and scenario files both go through it, so each accepts what the
-// other does, and a Config it accepts runs.
+// Check reports the first thing wrong with c, in the order of Settings, as a
+// *schema.FieldError naming its field under queue:; a Config it accepts runs.
 func (c Config) Check() error {
 	for _, s := range settings {
 		if err := s.Check(c); err != nil {
@@ -153,21 +126,9 @@ func (c Config) Check() error {
 	return nil
 }
 
-// Warning says, in one line, where c lets the queue or the lease store
-// overtake a delivery that is still running, for sc run through strategies,
-// or "" if nothing does. A call takes its fixed latency or its lognormal's
-// p99, a wait its backoff's longest. A step holds its lease from its claim
-// to its work's commit: every attempt and the waits between them when a
-// strategy.Retry retries each step on its own (if the step can fail), one
-// call when it retries the whole job (each pass claims again); a lease
-// shorter than that is taken over from a live, slow holder, whose work then
-// rolls back. A step's own attempts and backoff count where it sets them.
-// Any other strategy retries as its Run decides, which no setting tells, so
-// it is held to one call a step, the least any strategy holds a claim: its
-// warning is certain, its silence no promise. A delivery holds its message
-// for every step's call, once, when nothing fails, whatever the strategy; a
-// visibility timeout shorter than that brings the message back while it
-// still runs.
+// Warning says in one line where c lets the queue or the lease store overtake a delivery
+// still running, for sc run through strategies, or "" if nothing does; a strategy other
+// than Retry is held to one call a step, so its silence is no promise.
 func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) string {
 	var delivery, hold time.Duration
 	for _, st := range sc.Steps {

@@ -31,9 +31,7 @@ func latency(name, key string, where func(*Config) *provider.Latency) decl.Setti
 	return decl.New(name, key, enum.Latency, where, scenariocheck.Latency)
 }
 
-// settings declares every setting of the queue once, in the order reports
-// list them: the backoff's policy, base and cap first, then the store and
-// the queue's own; decl.Settings[Config] returns a copy.
+// settings declares every setting of the queue once, in the order reports list them.
 var settings = []decl.Setting[Config]{
 	decl.OneOf("backoff", "backoff.policy", func(c *Config) *backoff.Kind { return &c.Backoff.Kind }).With(
 		"the `policy` of the wait between attempts: "+decl.BackoffKindsDoc,

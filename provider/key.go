@@ -1,14 +1,11 @@
 package provider
 
-// Key is the idempotency key a caller sends with a call. NoKey sends none. Keys
-// are per job: the same value in two jobs names two different actions.
+// Key is the idempotency key a caller sends with a call, per job; NoKey sends none.
 type Key uint64
 
 // NoKey is the absence of a key.
 const NoKey Key = 0
 
-// StepKey is the key of the business action "this step of this job": the
-// same on every call of the step, in every delivery of the job, which is
-// what the schema.SameKey mode sends. Provider memory is per job and per step, so
-// one value names every step's action; fresh keys count up from above it.
+// StepKey is the key of "this step of this job", the same on every call of the step in
+// every delivery (what schema.SameKey sends); fresh keys count up from above it.
 const StepKey Key = 1

@@ -2,10 +2,8 @@ package provider
 
 import "github.com/retrysim/retrysim/internal/enum"
 
-// Reply is what the caller of one call saw: the success it wanted, an error
-// reply (the call did nothing), or no reply at all (a lost reply or a
-// timeout: the call may have done its work). A strategy tells them apart to
-// retry only what it should.
+// Reply is what the caller of one call saw: success, an error reply (the call did
+// nothing), or no reply (a lost reply or a timeout: the call may have done its work).
 type Reply int
 
 const (

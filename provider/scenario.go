@@ -1,10 +1,6 @@
-// Package provider models the external services a job calls: each step of a
-// scenario is one provider that can fail, lose its reply, and (if it honours
-// idempotency keys) perform its work only once per key.
-//
-// A provider's memory is per job, so jobs are independent and the engine can run
-// any job anywhere. This package knows nothing about retries: that is package
-// strategy's business.
+// Package provider models the external services a job calls: each step of a scenario is a
+// provider that can fail, lose its reply, and (if it honours idempotency keys) do its work
+// once per key. Its memory is per job; it knows nothing about retries.
 package provider
 
 // Step is one call of a scenario.
@@ -13,8 +9,7 @@ type Step struct {
 	Name string
 	// PFail is the probability that a call fails before doing anything.
 	PFail float64
-	// CanLoseReply marks a step whose reply can be lost after its work is done.
-	// Only such a step draws the second random number of a call.
+	// CanLoseReply marks a step whose reply can be lost after its work, drawing a second number.
 	CanLoseReply bool
 	// LostReply is the probability that such a step's reply is lost.
 	LostReply float64
@@ -22,22 +17,16 @@ type Step struct {
 	HonoursKeys bool
 	// Latency is how long a call takes, in virtual time; zero by default.
 	Latency Latency
-	// Retry is the step's own attempts, key mode and backoff, overriding
-	// the run's; its zero value keeps the run's.
+	// Retry is the step's own attempts, key mode and backoff; its zero value keeps the run's.
 	Retry StepRetry
 }
 
-// Scenario is the ordered steps of a job, and the steps whose repeats are
-// counted job by job (the article's welcome email; a checkout's charge and its
-// receipt).
+// Scenario is the ordered steps of a job and the steps whose repeats are counted.
 type Scenario struct {
 	Name  string
 	Steps []Step
-	// Watched are the steps whose side effect happening twice in one job is
-	// counted, each in a column of its own, the first in the duplicate_users
-	// column the Part 5 outputs carry. There must be at least one: a zero
-	// Scenario watches nothing and retrysim's Experiment.Check refuses it, where an int would
-	// have silently watched the first step.
+	// Watched are the steps whose side effect happening twice in one job is counted, each in
+	// a column of its own (the first is duplicate_users); at least one.
 	Watched []Watch
 	// Noun names what a job is, for titles: "sign-ups".
 	Noun string
@@ -51,9 +40,8 @@ type Watch struct {
 	Label string
 }
 
-// Signup is the article's scenario: ten steps, every call fails with pFail, and
-// the welcome email (step 7) loses its reply with lostReply and is the only
-// provider that accepts keys.
+// Signup is the article's scenario: ten steps failing with pFail, the welcome email (step
+// 7) losing its reply with lostReply and alone accepting keys.
 func Signup(pFail, lostReply float64) Scenario {
 	names := []string{
 		"save the user", "create the billing customer", "create the workspace",

@@ -6,19 +6,14 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 )
 
-// Estimate is a quantity a model estimated, with its confidence interval:
-// a share of jobs, a mean a job, a mean over replicates, a count, or a
-// difference of two of them. Every model's results and every report carry
-// this one type.
+// Estimate is a quantity a model estimated, with its confidence interval: the one type
+// every model's results and reports carry.
 type Estimate struct {
 	// Value is the estimate itself.
 	Value float64
-	// Lo and Hi bound its interval at confidence Level; both NaN when it
-	// has none (no interval).
+	// Lo and Hi bound its interval at confidence Level; both NaN with none.
 	Lo, Hi float64
-	// N is how many observations it rests on: jobs for a share or a mean a
-	// job, replicates for a mean over replicates, judged replicates for a
-	// share of them.
+	// N is how many observations it rests on (jobs, replicates or judged replicates).
 	N int64
 	// Level is the interval's confidence level (0.95), 0 without one.
 	Level float64
@@ -29,8 +24,7 @@ type Estimate struct {
 // Method is how an estimate's interval was found.
 type Method int
 
-// methods names the interval methods, in Method order (internal/estimate
-// declares the values).
+// methods names the interval methods, in Method order.
 var methods = enum.New[Method]("interval method", "none", "wilson", "garwood", "compound-poisson", "normal",
 	"student-t", "exact", "newcombe", "normal-difference")
 
@@ -43,8 +37,7 @@ func (m Method) MarshalText() ([]byte, error) { return methods.MarshalText(m) }
 // UnmarshalText reads a method's name.
 func (m *Method) UnmarshalText(text []byte) error { return methods.UnmarshalText(text, m) }
 
-// Count is Value x N, rounded to a whole number: for a share of N, the
-// observations it counts (3 of 4 replicates recovered); 0 with N 0.
+// Count is Value x N rounded: for a share of N, the observations it counts.
 func (e Estimate) Count() int64 {
 	if e.N == 0 {
 		return 0

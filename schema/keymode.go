@@ -2,20 +2,15 @@ package schema
 
 import "github.com/retrysim/retrysim/internal/enum"
 
-// KeyMode is which idempotency key an attempt carries, in every model: the
-// job model's steps, the delivery model's and the fleet's requests.
+// KeyMode is which idempotency key an attempt carries, in every model.
 type KeyMode int
 
 const (
-	// NoKeys sends no key: every attempt that reaches the server does the
-	// work again.
+	// NoKeys sends no key: every attempt that reaches the server does the work again.
 	NoKeys KeyMode = iota
-	// FreshKeys sends a new key on every attempt, which protects nothing
-	// against a retry; in the fleet a hedge's copies of one attempt share
-	// its key.
+	// FreshKeys sends a new key on every attempt (a hedge's copies share their attempt's key).
 	FreshKeys
-	// SameKey sends the key of the business action, unchanged on every
-	// attempt: the server stores a completed key's reply and returns it.
+	// SameKey sends the business action's key on every attempt; the server stores its reply.
 	SameKey
 )
 

@@ -2,9 +2,8 @@ package schema
 
 import "fmt"
 
-// PanicError is a panic in a Go program's own code, a strategy's or a fleet
-// policy's, that stopped a run: the run returns it (possibly wrapped), for
-// errors.As, instead of crashing.
+// PanicError is a panic in a strategy's or a fleet policy's code that stopped a run, which
+// returns it (possibly wrapped) instead of crashing.
 type PanicError struct {
 	// Kind says what panicked: "strategy" or "policy".
 	Kind string
@@ -15,8 +14,7 @@ type PanicError struct {
 	Where string
 	// Value is what the code panicked with.
 	Value any
-	// Stack is the stack of the goroutine that panicked, as
-	// runtime/debug.Stack prints it.
+	// Stack is the panicking goroutine's stack, as runtime/debug.Stack prints it.
 	Stack []byte
 }
 

@@ -1,18 +1,12 @@
-// Package chain is the exact oracle of the fleet model's Memoryless runs: it
-// builds the continuous-time Markov chain their rules (fleetdata.Memoryless)
-// define, over every state reachable from an empty server, and computes from
-// it, without sampling, the probability of reaching a region of states by a
-// time (uniformisation), the probability of reaching one region before
-// another and the expected time to reach a region (a block-tridiagonal
-// linear solve, a block an orbit size). The fleet engine's replicates of the
-// same configuration must agree with it within their sampling error.
+// Package chain is the exact oracle of the fleet model's Memoryless runs: the
+// continuous-time Markov chain their rules (fleetdata.Memoryless) define, and its
+// transient, hitting and mean-time answers computed without sampling.
 package chain
 
 import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
@@ -21,41 +15,34 @@ import (
 	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
-// Limits on a chain, checked before any work: as it is built, the states
-// and the states of one orbit size (Mean and Before factor a dense block of
-// that order for each orbit size, in at most MaxStates x MaxBlock x 8 bytes,
-// 80 MB, and seconds); before a transient, the steps of uniformisation and
-// its work, steps x transitions, each a multiply-add (a few seconds at most).
+// Limits on a chain, checked before any work: its states, the states of one orbit size
+// (a dense block each, at most MaxStates x MaxBlock x 8 bytes), and uniformisation's steps
+// and multiply-adds.
 const (
 	MaxStates = 20_000
 	MaxBlock  = 500
 	MaxSteps  = 10_000_000
 	MaxWork   = 500_000_000
-	// MaxQueue bounds Model.Queue: a state keeps the queue's calls, live or
-	// abandoned, as the bits of a word.
+	// MaxQueue bounds Model.Queue: a state keeps the queue's calls as the bits of a word.
 	MaxQueue = 20
 )
 
 // Model is a Memoryless fleet run's parameters.
 type Model struct {
-	// Rate is λ, requests a second; during a spike, [From, To) with
-	// To > From, it is Peak.
+	// Rate is λ, requests a second; during a spike, [From, To) with To > From, it is Peak.
 	Rate, Peak, From, To float64
-	// Workers is c, Queue is K (the most calls waiting for a worker), and
-	// ServiceRate is μ, the calls a worker finishes a second.
+	// Workers is c, Queue is K, ServiceRate is μ, the calls a worker finishes a second.
 	Workers, Queue int
 	ServiceRate    float64
 	// PFail is the probability that a served call fails.
 	PFail float64
-	// TimeoutRate is θ, RetryProb p, BackoffRate ν and Orbit the orbit's cap,
-	// as in fleetdata.Memoryless; TimeoutRate 0 (no timeouts) is the chain's
-	// alone, for the closed forms of queues, as the engine needs a rate.
+	// TimeoutRate is θ, RetryProb p, BackoffRate ν and Orbit the orbit's cap, as in
+	// fleetdata.Memoryless; TimeoutRate 0 (no timeouts) is for the queues' closed forms.
 	TimeoutRate, RetryProb, BackoffRate float64
 	Orbit                               int
 }
 
-// FromConfig is the model of cfg, which must pass Check with Memoryless on
-// and a constant or spike load.
+// FromConfig is the model of cfg: Memoryless, with a constant or spike load.
 func FromConfig(cfg fleet.Config) (Model, error) {
 	if err := cfg.Check(); err != nil {
 		return Model{}, err
@@ -79,29 +66,6 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 	}
 	return md, md.check()
 }
-
-// Config is the fleet engine's run of the model for duration seconds: the
-// queue server without network delay, Memoryless on, and MaxAttempts tries,
-// the closest the engine comes to the chain's unlimited ones.
-func (m Model) Config(duration float64) fleet.Config {
-	c := fleet.DefaultConfig()
-	c.Name = "memoryless"
-	c.Duration = seconds(duration)
-	c.Load = fleet.Shape{Kind: fleet.ConstantLoad, Rate: m.Rate}
-	if m.To > m.From {
-		c.Load = fleet.Shape{Kind: fleet.SpikeLoad, Rate: m.Rate, Peak: m.Peak, From: seconds(m.From), To: seconds(m.To)}
-	}
-	c.Server = fleet.Server{Kind: fleet.QueueServer, Workers: m.Workers, QueueMax: m.Queue,
-		Service: fleet.Service{Dist: fleet.ExponentialService, Median: seconds(1 / m.ServiceRate)}, PFail: m.PFail}
-	c.Net = 0
-	c.Client.Attempts = limits.FleetAttempts
-	*fleetrun.Memoryless(&c) = fleetdata.Memoryless{On: true, TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb,
-		BackoffRate: m.BackoffRate, Orbit: m.Orbit}
-	return c
-}
-
-// seconds is s seconds as a time.Duration, to the nanosecond.
-func seconds(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 func (m Model) check() error {
 	pos := func(name string, v float64) error {
@@ -137,11 +101,9 @@ func (m Model) check() error {
 
 // State is one state of the chain.
 type State struct {
-	// Live and Abandoned count the workers' calls whose client still
-	// waits, and those whose attempt timed out.
+	// Live and Abandoned count the workers' calls whose client waits, and those timed out.
 	Live, Abandoned int
-	// Queued is the queue's length and LiveMask its calls, bit k the k-th
-	// from the head, set when the call is live.
+	// Queued is the queue's length and LiveMask its calls, bit k set when the k-th is live.
 	Queued   int
 	LiveMask uint32
 	// Orbit counts the requests waiting out a backoff.
@@ -156,8 +118,7 @@ func (s State) Observed() fleetdata.MarkovState {
 // Region is a set of states, as the engine can tell them apart.
 type Region func(fleetdata.MarkovState) bool
 
-// transition is a jump from state from to state to at rate rate (a
-// second), or at rate x λ when arrival.
+// transition is a jump at rate rate (a second), or rate x λ when arrival.
 type transition struct {
 	from, to int32
 	arrival  bool
@@ -175,9 +136,7 @@ type Chain struct {
 	level []int
 }
 
-// Build enumerates the states reachable from the empty server with an empty
-// orbit (at any arrival rate above 0) and their transitions. It refuses a
-// chain of more than MaxStates states.
+// Build enumerates the states reachable from the empty one, at most MaxStates.
 func Build(m Model) (*Chain, error) {
 	if err := m.check(); err != nil {
 		return nil, err
@@ -221,16 +180,14 @@ func Build(m Model) (*Chain, error) {
 	return c, nil
 }
 
-// moves calls f with every state s jumps to, and the rate (a multiple of λ
-// when arrival). Jumps that lead back to s are left out.
+// moves calls f with every other state s jumps to and its rate (times λ when arrival).
 func (m Model) moves(s State, f func(t State, rate float64, arrival bool)) {
 	emit := func(t State, rate float64, arrival bool) {
 		if t != s && rate > 0 {
 			f(t, rate, arrival)
 		}
 	}
-	// decide is a failed attempt's retry decision from t: the orbit with
-	// probability p if it has room, else the request fails.
+	// decide is a failed attempt's retry: the orbit with probability p if it has room.
 	decide := func(t State, rate float64, arrival bool) {
 		if t.Orbit < m.Orbit {
 			u := t
@@ -303,8 +260,7 @@ func (m Model) moves(s State, f func(t State, rate float64, arrival bool)) {
 // Len is the number of states.
 func (c *Chain) Len() int { return len(c.States) }
 
-// Transitions is the number of transitions: the distinct pairs of states
-// between which some rate is above 0.
+// Transitions is the number of distinct pairs of states joined by a rate above 0.
 func (c *Chain) Transitions() int {
 	pairs := make(map[[2]int32]bool, len(c.trans))
 	for _, tr := range c.trans {
@@ -338,9 +294,7 @@ func (c *Chain) in(r Region) []bool {
 	return b
 }
 
-// Collapsed is the state of a server in collapse: every worker and every
-// queue place holding an abandoned call, and the orbit full (empty when
-// nothing is retried). It is reachable when TimeoutRate is above 0.
+// Collapsed is every worker and queue place abandoned, and the orbit full if retried.
 func (m Model) Collapsed() State {
 	s := State{Abandoned: m.Workers, Queued: m.Queue}
 	if m.RetryProb > 0 {

@@ -5,13 +5,9 @@ import (
 	"slices"
 )
 
-// The chain's linear algebra: dense matrices, their products and LU
-// factorisation with partial pivoting, small enough to write here rather
-// than build gonum's mat, lapack and blas into the command. Every
-// operation is the one gonum v0.17's mat does on amd64, in the same order,
-// each product rounded before it is added (float64(x*y): no fused
-// multiply-add), so that every figure is the one gonum's solve gave, to
-// the last bit (TestDenseIsGonums).
+// The chain's linear algebra: dense matrices, products and LU with partial pivoting,
+// each operation in gonum v0.17's amd64 order without fused multiply-adds, so that every
+// figure is gonum's to the last bit (TestDenseIsGonums).
 
 // dense is a row-major matrix of r rows and c columns.
 type dense struct {
@@ -34,8 +30,7 @@ func axpy(t float64, x, y []float64) {
 	}
 }
 
-// mul is a times b, each of its rows the rows of b times a's nonzero
-// elements added in order (gonum's Dgemm).
+// mul is a times b, as gonum's Dgemm adds it.
 func mul(a, b *dense) *dense {
 	p := newDense(a.r, b.c)
 	for i := range a.r {
@@ -49,11 +44,8 @@ func mul(a, b *dense) *dense {
 	return p
 }
 
-// mulVec is a times x, each row's products summed as gonum's amd64 Dgemv
-// kernel sums them: those at even and at odd columns (of the columns
-// before the last when they are odd) in two sums, the product at the last
-// odd column added to their sum, or, in the last row of an odd number of
-// rows, to the even sum before the odd one is.
+// mulVec is a times x, each row summed as gonum's amd64 Dgemv kernel does: even and odd
+// columns in two sums, the last odd column's product placed as that kernel places it.
 func mulVec(a *dense, x []float64) []float64 {
 	y := make([]float64, a.r)
 	pairs := a.c &^ 1
@@ -76,9 +68,7 @@ func mulVec(a *dense, x []float64) []float64 {
 	return y
 }
 
-// lu is a square matrix's LU factorisation with partial pivoting, as
-// LAPACK's dgetf2 computes it: L below the diagonal (its own diagonal 1),
-// U on and above it, and the row swapped with each row in turn.
+// lu is a square matrix's LU factorisation with partial pivoting, as LAPACK's dgetf2.
 type lu struct {
 	n    int
 	a    []float64
@@ -131,8 +121,7 @@ func swapRows(a []float64, c, i, k int) {
 	}
 }
 
-// solve overwrites b with the solution x of A x = b, A the factorised
-// matrix (LAPACK's dgetrs: the swaps, then L, then U).
+// solve overwrites b with the solution x of A x = b (LAPACK's dgetrs).
 func (f *lu) solve(b *dense) {
 	n, a := f.n, f.a
 	for i, p := range f.swap {
@@ -167,34 +156,4 @@ func (f *lu) solveVec(b []float64) []float64 {
 	x := &dense{r: len(b), c: 1, a: slices.Clone(b)}
 	f.solve(x)
 	return x.a
-}
-
-// maxCondition is the condition number above which a solve's figures are
-// noise: past 1e16 no digit of a float64 survives (gonum's
-// mat.ConditionTolerance).
-const maxCondition = 1e16
-
-// condition is m's condition number in the maximum row sum norm, the
-// norm of m times that of its inverse (computed from f, m's
-// factorisation): exact, where gonum's LAPACK estimated it from below.
-func (f *lu) condition(m *dense) float64 {
-	inv := newDense(f.n, f.n)
-	for i := range f.n {
-		inv.row(i)[i] = 1
-	}
-	f.solve(inv)
-	return rowSumNorm(m) * rowSumNorm(inv)
-}
-
-// rowSumNorm is the largest sum of the absolute values of a row of m.
-func rowSumNorm(m *dense) float64 {
-	var largest float64
-	for i := range m.r {
-		var s float64
-		for _, v := range m.row(i) {
-			s += math.Abs(v)
-		}
-		largest = max(largest, s)
-	}
-	return largest
 }

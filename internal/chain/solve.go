@@ -7,21 +7,17 @@ import (
 	"slices"
 )
 
-// Empty is the distribution that starts the chain with nothing in the
-// server and an empty orbit, as every engine replicate starts.
+// Empty is the distribution that starts the chain empty, as every engine replicate starts.
 func (c *Chain) Empty() []float64 { return c.Point(State{}) }
 
-// Point is the distribution that starts the chain in state s, which must
-// be one of States.
+// Point is the distribution that starts the chain in state s, one of States.
 func (c *Chain) Point(s State) []float64 {
 	p := make([]float64, len(c.States))
 	p[c.index[s]] = 1
 	return p
 }
 
-// Distribution is the chain's distribution at time t, started from p (a
-// probability a state, in the order of States) at time 0 (p is not
-// changed), the arrival rate following the model's load.
+// Distribution is the chain's distribution at time t, started from p (not changed) at 0.
 func (c *Chain) Distribution(p []float64, t float64) ([]float64, error) {
 	if err := c.checkSteps(0, t, nil, 0); err != nil {
 		return nil, err
@@ -29,19 +25,7 @@ func (c *Chain) Distribution(p []float64, t float64) ([]float64, error) {
 	return c.evolve(p, 0, t, nil), nil
 }
 
-// At is the probability that the chain, started from p0 at time 0, is in
-// region r at time t.
-func (c *Chain) At(p0 []float64, t float64, r Region) (float64, error) {
-	p, err := c.Distribution(p0, t)
-	if err != nil {
-		return 0, err
-	}
-	return mass(p, c.in(r)), nil
-}
-
-// Hit is the probability that the chain, started from p0 at time 0, is in
-// region r at some time in [from, to]: its distribution at from, then r made
-// absorbing until to.
+// Hit is the probability that the chain, from p0 at 0, is in r at some time in [from, to].
 func (c *Chain) Hit(p0 []float64, from, to float64, r Region) (float64, error) {
 	in := c.in(r)
 	if err := c.checkSteps(from, to, in, c.steps(0, from, nil)); err != nil {
@@ -64,9 +48,8 @@ func mass(p []float64, in []bool) float64 {
 	return m
 }
 
-// checkSteps refuses times that are not 0 <= t0 <= t1 < Inf, and a
-// transient from t0 to t1 that would take, with the steps already counted,
-// more than MaxSteps steps.
+// checkSteps refuses times that are not 0 <= t0 <= t1 < Inf, and a transient that would
+// take, with before, more than MaxSteps steps.
 func (c *Chain) checkSteps(t0, t1 float64, absorbing []bool, before int) error {
 	if math.IsNaN(t0) || math.IsNaN(t1) || t0 < 0 || t1 < t0 || math.IsInf(t1, 1) {
 		return fmt.Errorf("times %g to %g are not finite with 0 <= from <= to", t0, t1)
@@ -81,8 +64,7 @@ func (c *Chain) checkSteps(t0, t1 float64, absorbing []bool, before int) error {
 	return nil
 }
 
-// spans calls f with each span [t, end) of constant arrival rate in
-// [t0, t1), and its rate.
+// spans calls f with each span [t, end) of constant arrival rate in [t0, t1).
 func (c *Chain) spans(t0, t1 float64, f func(t, end, lambda float64)) {
 	m := c.Model
 	cuts := []float64{t1}
@@ -112,9 +94,8 @@ func (c *Chain) steps(t0, t1 float64, absorbing []bool) int {
 	return n
 }
 
-// poissonCut is the last term uniformisation sums for a Poisson mean a,
-// where the tail beyond is below 1e-15; past MaxSteps, MaxSteps + 1, which
-// checkSteps refuses.
+// poissonCut is the last term uniformisation sums for a Poisson mean a (a tail below
+// 1e-15); past MaxSteps, MaxSteps + 1.
 func poissonCut(a float64) int {
 	if a > MaxSteps {
 		return MaxSteps + 1
@@ -122,9 +103,7 @@ func poissonCut(a float64) int {
 	return int(math.Ceil(a + 10*math.Sqrt(a) + 40))
 }
 
-// evolve carries p from time t0 to t1 by uniformisation, one span of
-// constant arrival rate at a time; the states marked absorbing keep their
-// mass.
+// evolve carries p from t0 to t1 by uniformisation, the absorbing states keeping their mass.
 func (c *Chain) evolve(p []float64, t0, t1 float64, absorbing []bool) []float64 {
 	p = append([]float64(nil), p...)
 	c.spans(t0, t1, func(t, end, lambda float64) {
@@ -133,8 +112,7 @@ func (c *Chain) evolve(p []float64, t0, t1 float64, absorbing []bool) []float64 
 	return p
 }
 
-// exitRates are the states' total rates of leaving at arrival rate lambda,
-// 0 for the absorbing ones.
+// exitRates are the states' total rates of leaving at arrival rate lambda (absorbing: 0).
 func (c *Chain) exitRates(lambda float64, absorbing []bool) []float64 {
 	q := make([]float64, len(c.States))
 	for _, tr := range c.trans {
@@ -152,9 +130,8 @@ func (c *Chain) factor(tr transition, lambda float64) float64 {
 	return 1
 }
 
-// uniformise is p after dt at arrival rate lambda: with Λ the largest exit
-// rate and P = I + Q/Λ, the sum over k of Poisson(k; Λ dt) p P^k, cut where
-// the Poisson tail is below 1e-15 (k up to Λ dt + 10 sqrt(Λ dt) + 40).
+// uniformise is p after dt at arrival rate lambda: with Λ the largest exit rate and
+// P = I + Q/Λ, the sum over k of Poisson(k; Λ dt) p P^k, cut by poissonCut.
 func (c *Chain) uniformise(p []float64, lambda, dt float64, absorbing []bool) []float64 {
 	q := c.exitRates(lambda, absorbing)
 	big := 0.0
@@ -196,9 +173,7 @@ func (c *Chain) uniformise(p []float64, lambda, dt float64, absorbing []bool) []
 	return out
 }
 
-// Mean is, for each state, the expected time to reach region r from it
-// (0 in r), the arrival rate Rate throughout. It is an error if some state
-// cannot reach r.
+// Mean is each state's expected time to reach r at rate Rate; an error if one cannot.
 func (c *Chain) Mean(r Region) ([]float64, error) {
 	in := c.in(r)
 	if err := c.reaches(in); err != nil {
@@ -207,27 +182,7 @@ func (c *Chain) Mean(r Region) ([]float64, error) {
 	return c.solve(in, make([]float64, len(in)), 1)
 }
 
-// Before is, for each state, the probability of reaching region a before
-// region b (1 in a, 0 in b but not a), the arrival rate Rate throughout. It
-// is an error if some state can reach neither.
-func (c *Chain) Before(a, b Region) ([]float64, error) {
-	ina, inb := c.in(a), c.in(b)
-	fixed := make([]bool, len(ina))
-	value := make([]float64, len(ina))
-	for i := range fixed {
-		fixed[i] = ina[i] || inb[i]
-		if ina[i] {
-			value[i] = 1
-		}
-	}
-	if err := c.reaches(fixed); err != nil {
-		return nil, err
-	}
-	return c.solve(fixed, value, 0)
-}
-
-// reaches checks that every state can reach a state of target at the
-// arrival rate Rate (without arrivals when it is 0).
+// reaches checks that every state can reach target at the arrival rate Rate.
 func (c *Chain) reaches(target []bool) error {
 	into := make([][]int32, len(c.States))
 	for _, tr := range c.trans {
@@ -261,9 +216,8 @@ func (c *Chain) reaches(target []bool) error {
 	return nil
 }
 
-// solve solves, at arrival rate Rate, h = value on the fixed states and
-// Q h = -rhs on the others, by block elimination over orbit sizes: the
-// orbit changes by at most one a jump, so Q is block tridiagonal.
+// solve solves, at arrival rate Rate, h = value on the fixed states and Q h = -rhs on the
+// others, by block elimination over orbit sizes (Q is block tridiagonal).
 func (c *Chain) solve(fixed []bool, value []float64, rhs float64) ([]float64, error) {
 	L := c.States[len(c.States)-1].Orbit + 1 // the orbit sizes reached: 0 to the largest
 	size := func(l int) int { return c.level[l+1] - c.level[l] }
@@ -349,33 +303,4 @@ func (c *Chain) solve(fixed []bool, value []float64, rhs float64) ([]float64, er
 		next = hl
 	}
 	return h, nil
-}
-
-// Stationary is the chain's stationary distribution at arrival rate Rate,
-// by a dense solve: for chains of at most MaxBlock states.
-func (c *Chain) Stationary() ([]float64, error) {
-	n := len(c.States)
-	if n > MaxBlock {
-		return nil, fmt.Errorf("the stationary solve takes at most %d states (MaxBlock), not %d", MaxBlock, n)
-	}
-	// Q^T pi = 0 with the last equation replaced by sum pi = 1.
-	a := newDense(n, n)
-	for _, tr := range c.trans {
-		r := tr.rate * c.factor(tr, c.Model.Rate)
-		a.add(int(tr.to), int(tr.from), r)
-		a.add(int(tr.from), int(tr.from), -r)
-	}
-	for j := range n {
-		a.row(n - 1)[j] = 1
-	}
-	rhs := make([]float64, n)
-	rhs[n-1] = 1
-	f, ok := factor(a)
-	if !ok {
-		return nil, errors.New("chain: stationary solve: the matrix is singular")
-	}
-	if k := f.condition(a); k > maxCondition {
-		return nil, fmt.Errorf("chain: stationary solve: the matrix is near-singular, with condition number %.4e", k)
-	}
-	return f.solveVec(rhs), nil
 }

@@ -57,7 +57,7 @@ func TestSplittingAgreesWithChain(t *testing.T) {
 	}
 	sp := metastable.Splitting{Importance: func(s fleetdata.MarkovState) int { return s.Orbit }, Levels: levels,
 		Horizon: splitHorizon, Effort: splitEffort, Seed: 1}
-	ests, err := sp.Repeat(context.Background(), &cfg, splitRuns, 2)
+	ests, err := sp.RepeatRuns(context.Background(), &cfg, 0, splitRuns, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestSplittingLowEffortUnbiased(t *testing.T) {
 	}
 	sp := metastable.Splitting{Importance: func(s fleetdata.MarkovState) int { return s.Orbit }, Levels: levels,
 		Horizon: lowHorizon, Effort: lowEffort, Seed: 1}
-	ests, err := sp.Repeat(context.Background(), &cfg, lowRuns, 2)
+	ests, err := sp.RepeatRuns(context.Background(), &cfg, 0, lowRuns, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,11 +228,11 @@ func TestSplittingCosted(t *testing.T) {
 func TestSplittingRepeat(t *testing.T) {
 	cfg := Model{Rate: 1.8, Workers: 2, Queue: 3, ServiceRate: 1, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 6}.Config(30)
 	sp := metastable.Splitting{Importance: func(s fleetdata.MarkovState) int { return s.Orbit }, Levels: []int{1, 2, 3}, Horizon: 10, Effort: 30, Seed: 5}
-	one, err := sp.Repeat(context.Background(), &cfg, 4, 1)
+	one, err := sp.RepeatRuns(context.Background(), &cfg, 0, 4, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	three, err := sp.Repeat(context.Background(), &cfg, 4, 3)
+	three, err := sp.RepeatRuns(context.Background(), &cfg, 0, 4, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

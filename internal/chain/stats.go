@@ -21,12 +21,9 @@ const CrudeRuns = 200
 // crudeSeed keeps the crude replicates' seeds apart from the splittings'.
 const crudeSeed = 0xc0de
 
-// Question is what retrysim chain asks of a chain: from collapse, the mean
-// time to health (nothing queued, the orbit empty) and the probability of
-// health within Within seconds (with a spike, from an empty server at 0,
-// within Within of the spike's end); and with Split, the splitting's
-// estimate beside the chain's exact value. Collapse is what the output
-// calls collapse ("collapse" when empty).
+// Question is what retrysim chain asks: from collapse, the mean time to health and the
+// probability of health within Within seconds (after a spike: from empty at 0); with Split,
+// the splitting's estimate beside the exact value. Collapse names collapse ("collapse").
 type Question struct {
 	Chain    *Chain
 	Within   float64
@@ -34,19 +31,15 @@ type Question struct {
 	Collapse string
 }
 
-// Split is a multilevel splitting on the fleet engine, for the probability
-// that the orbit reaches the last of its Levels: Runs independent runs of
-// Splitting on Config, whose Importance is the orbit's size (OrbitSplit).
+// Split is Runs multilevel splittings of the orbit reaching the last of its Levels.
 type Split struct {
 	metastable.Splitting
 	Config fleet.Config
 	Runs   int
 }
 
-// OrbitSplit is the splitting of cfg for the probability that the orbit
-// reaches target within horizon seconds of an empty server: a level each
-// orbit size from 1 to target, runs runs of effort paths a level, seeded
-// by seed.
+// OrbitSplit is the splitting of cfg for the orbit reaching target within horizon seconds
+// of an empty server: a level each orbit size, runs runs of effort paths a level.
 func OrbitSplit(cfg fleet.Config, target int, horizon float64, effort, runs int, seed uint64) *Split {
 	levels := make([]int, target)
 	for i := range levels {
@@ -58,8 +51,7 @@ func OrbitSplit(cfg fleet.Config, target int, horizon float64, effort, runs int,
 
 // Answers are the chain's exact numbers.
 type Answers struct {
-	// Mean is the mean time from collapse to health, Health the
-	// probability of health within the span.
+	// Mean is the mean time from collapse to health, Health the probability within the span.
 	Mean, Health float64
 	// From says where the probability of health starts.
 	From string
@@ -67,9 +59,7 @@ type Answers struct {
 	Exact float64
 }
 
-// Answer computes q's exact numbers, refusing a span that would take too
-// many steps as a *schema.FieldError naming within or split.horizon, with
-// the span in seconds first in its message.
+// Answer computes q's exact numbers; too long a span is a *schema.FieldError.
 func (q Question) Answer() (Answers, error) {
 	ch, md := q.Chain, q.Chain.Model
 	healthy := func(s fleetdata.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
@@ -106,8 +96,7 @@ func (q Question) collapse() string {
 	return q.Collapse
 }
 
-// CrudeEvents runs crude replicates lo to hi-1 of the CrudeRuns that
-// measure a replicate's work, and returns the events each took.
+// CrudeEvents runs crude replicates lo to hi-1 and returns the events each took.
 func (sp *Split) CrudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
 	events := make([]int64, 0, max(0, hi-lo))
 	for r := lo; r < hi; r++ {
@@ -120,9 +109,8 @@ func (sp *Split) CrudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
 	return events, nil
 }
 
-// Item is one splitting run's estimate and the events it took, or a crude
-// replicate's events (P 0): a question's items are its splitting runs,
-// then its CrudeRuns crude replicates, none without a splitting.
+// Item is one splitting run's estimate and events, or a crude replicate's events (P 0):
+// the splitting runs first, then CrudeRuns crude replicates.
 type Item struct {
 	P      float64
 	Events int64
@@ -136,8 +124,7 @@ func (q Question) Items() int {
 	return q.Split.Runs + CrudeRuns
 }
 
-// RunItems runs q's items lo to hi-1, the splittings on up to workers
-// goroutines; an item is the same whatever the workers and the slice.
+// RunItems runs q's items lo to hi-1, the same whatever the workers and the slice.
 func (q Question) RunItems(ctx context.Context, lo, hi, workers int) ([]Item, error) {
 	sp := q.Split
 	ests, err := sp.RepeatRuns(ctx, &sp.Config, min(lo, sp.Runs), min(hi, sp.Runs), workers)
@@ -158,8 +145,7 @@ func (q Question) RunItems(ctx context.Context, lo, hi, workers int) ([]Item, er
 	return out, nil
 }
 
-// CheckItem refuses an item k that no run of q makes: an estimate outside
-// [0, 1], a crude replicate's, or events outside 0 to limits.FleetEvents.
+// CheckItem refuses an item k that no run of q makes.
 func (q Question) CheckItem(k int, it *Item) error {
 	switch runs := q.Split.Runs; {
 	case k < runs && (!(it.P >= 0 && it.P <= 1) || it.Events < 0 || it.Events > limits.FleetEvents):
@@ -170,24 +156,7 @@ func (q Question) CheckItem(k int, it *Item) error {
 	return nil
 }
 
-// Run answers q and runs its items, the splittings on up to workers
-// goroutines; the Stats are the same whatever the workers.
-func (q Question) Run(ctx context.Context, workers int) (Stats, error) {
-	a, err := q.Answer()
-	if err != nil {
-		return Stats{}, err
-	}
-	var items []Item
-	if q.Split != nil {
-		if items, err = q.RunItems(ctx, 0, q.Items(), workers); err != nil {
-			return Stats{}, err
-		}
-	}
-	return q.Stats(a, items), nil
-}
-
-// Stats are what a chain run found: the chain's size, its answers and, with
-// a splitting, its runs' estimates set beside the exact value.
+// Stats are what a chain run found: the chain's size, its answers, and the splitting's.
 type Stats struct {
 	States, Transitions int
 	Within              float64
@@ -196,11 +165,9 @@ type Stats struct {
 	Split *SplitStats
 }
 
-// SplitStats are a splitting's runs against the chain's exact value
-// (Answers.Exact) and the crude replicates' work.
+// SplitStats are a splitting's runs against the exact value and the crude replicates' work.
 type SplitStats struct {
-	// Target is the orbit's size reached within Horizon seconds; Runs
-	// splittings of Effort paths a level ran.
+	// Target is the orbit's size reached within Horizon seconds by Runs of Effort paths.
 	Target        int
 	Horizon       float64
 	Runs, Effort  int
@@ -208,8 +175,7 @@ type SplitStats struct {
 	Events, Crude int64 // the splittings' events, and the CrudeRuns crude replicates'
 }
 
-// Stats folds q's answers a and its items, all of them in order, as Run
-// returns them and as the slices of a sharded run join into.
+// Stats folds q's answers a and all its items, in order.
 func (q Question) Stats(a Answers, items []Item) Stats {
 	st := Stats{States: q.Chain.Len(), Transitions: q.Chain.Transitions(), Within: q.Within, Collapse: q.collapse(), Answers: a}
 	sp := q.Split
@@ -233,8 +199,7 @@ func (q Question) Stats(a Answers, items []Item) Stats {
 	return st
 }
 
-// String is what retrysim chain prints after its settings' line: the
-// chain's size, its answers and the splitting's estimate beside them.
+// String is what retrysim chain prints after its settings' line.
 func (st Stats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "states %d, transitions %d\n", st.States, st.Transitions)

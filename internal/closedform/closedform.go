@@ -1,6 +1,5 @@
-// Package closedform holds a strategy.Retry's exact expectations on a
-// scenario, which every row of a run of the job model carries (a
-// retrysim.Rate's Expected and Z) and the tests hold the simulation to.
+// Package closedform holds a strategy.Retry's exact expectations on a scenario, which every
+// job-model row carries and the tests hold the simulation to.
 package closedform
 
 import (
@@ -11,32 +10,12 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// Retry returns r's exact expectations on sc: the probability that a job
-// fails, the mean and variance of its calls and of its repeated side effects,
-// and the probability that each watched step's side effect happens twice or
-// more (DuplicateRates, the first also in DuplicateRate). sc must be valid.
-//
-// They come from a dynamic programme over the states of one job, not from
-// closed forms such as 1 - none - once: those subtract numbers near 1 and at
-// extreme rates (P_FAIL 0.999, ten attempts) print a negative probability or
-// one a thousand times too large. Here every probability is a sum of products
-// of p, (1-p) l and (1-p)(1-l), all non-negative, so each figure keeps its
-// relative precision however small it is.
-//
-// Retrying each step, a job is a walk over (step, errors in the step, the
-// step's side effects up to two); retrying the whole job with the store, the
-// same walk with errors counted over the job, since finished steps are skipped
-// and attempts are spent on errors alone. Retrying the whole job without the
-// store, the steps an attempt does the work of are a prefix (those before the
-// step where it stopped, and that step too when its reply was lost), so a job
-// is a walk over (attempt, the longest prefix worked so far, the watched
-// step's side effects up to two): an attempt that works a prefix of w steps
-// repeats those of them, below the longest prefix so far, whose provider does
-// not honour the key.
-//
-// A key, when the provider honours it, keeps the work of that step to one.
-// A step's own attempts and key mode (provider.StepRetry) count as Retry
-// applies them.
+// Retry returns r's exact expectations on sc, which must be valid: the probability that a
+// job fails, the mean and variance of its calls and repeated side effects, and each
+// watched step's probability of a side effect twice or more (DuplicateRates, the first
+// also DuplicateRate). A dynamic programme over one job's states, every probability a sum
+// of non-negative products, keeps each figure's relative precision however small, where
+// closed forms such as 1 - none - once print negative probabilities at extreme rates.
 func Retry(r strategy.Retry, sc provider.Scenario) stats.Expected {
 	var e stats.Expected
 	for k, wa := range sc.Watched {
@@ -49,8 +28,7 @@ func Retry(r strategy.Retry, sc provider.Scenario) stats.Expected {
 	return e
 }
 
-// expectWatching is Retry with the one watched step watched: the walk over a
-// whole-job retry's states follows one step's side effects.
+// expectWatching is Retry with the one watched step watched.
 func expectWatching(r strategy.Retry, sc provider.Scenario, watched int) stats.Expected {
 	w := walk{keyed: make([]bool, len(sc.Steps)), watched: watched}
 	att := make([]int, len(sc.Steps)) // each step's own attempts, when each step retries
@@ -79,8 +57,7 @@ func expectWatching(r strategy.Retry, sc provider.Scenario, watched int) stats.E
 	return w.expected()
 }
 
-// walk accumulates a job's outcomes over its states: the failed and duplicated
-// probability mass, and every end state merged into one.
+// walk accumulates a job's outcomes over its states, every end state merged into one.
 type walk struct {
 	fail, lost, ok []float64 // each step's call outcome probabilities
 	keyed          []bool    // the step's provider does the work once per key
@@ -90,8 +67,7 @@ type walk struct {
 	end                      mass
 }
 
-// finish records mass m that ends the job, failed or not, whose watched step
-// did its work effects times (capped at two).
+// finish records mass m that ends the job, its watched step's effects capped at two.
 func (w *walk) finish(m mass, failed bool, effects int) {
 	if failed {
 		w.failed += m.p
@@ -119,10 +95,8 @@ func (w *walk) expected() stats.Expected {
 	return e
 }
 
-// steps walks a job step by step, step i called until it succeeds or the
-// errors reach att[i]: errors start again at each step, or with carry are
-// counted over the whole job (the whole-job retry with the store, whose
-// att is the same for every step).
+// steps walks a job step by step, step i called until it succeeds or the errors reach
+// att[i]; with carry errors count over the whole job (a whole-job retry with the store).
 func (w *walk) steps(att []int, carry bool) {
 	entering := []mass{{p: 1}} // by errors so far
 	for i := range w.fail {
@@ -142,8 +116,7 @@ func (w *walk) steps(att []int, carry bool) {
 					continue
 				}
 				m = m.add(1, 0)
-				// A call that passes the failure draw does the work, unless the
-				// provider has seen this step's key already.
+				// A call past the failure draw does the work, unless its key was seen.
 				c2, rep := c, 0.0
 				if !w.keyed[i] || c == 0 {
 					c2 = min(c+1, 2)
@@ -182,8 +155,8 @@ func (w *walk) steps(att []int, carry bool) {
 	}
 }
 
-// attempts walks a whole-job retry without the store over (longest prefix of
-// steps worked so far, the watched step's side effects).
+// attempts walks a whole-job retry without the store over (longest prefix worked, the
+// watched step's effects).
 func (w *walk) attempts(attempts int) {
 	n := len(w.fail)
 	free := make([]float64, n+1) // free[k]: steps before k whose provider does the work again
@@ -201,8 +174,7 @@ func (w *walk) attempts(attempts int) {
 				if m.p == 0 {
 					continue
 				}
-				// worked ends an attempt that did the work of the first wk
-				// steps and made calls calls, with probability q from its start.
+				// worked ends an attempt that worked wk steps and made calls calls, with probability q.
 				worked := func(wk int, calls int, q float64, succeeded bool) {
 					if q == 0 {
 						return
@@ -239,14 +211,11 @@ func boolFloat(b bool) float64 {
 	return 0
 }
 
-// moments are the mean of a count over some probability mass and the sum of
-// its squared deviations from that mean, weighted by probability (Welford's
-// M2): merging two masses this way never subtracts nearly equal numbers, as
-// E[X^2] - E[X]^2 would.
+// moments are a count's mean over some mass and its probability-weighted squared
+// deviations (Welford's M2), which merge without cancellation.
 type moments struct{ mean, m2 float64 }
 
-// mass is the probability of a set of a job's paths and the moments of their
-// calls and repeated side effects.
+// mass is the probability of a set of a job's paths and their calls' and repeats' moments.
 type mass struct {
 	p               float64
 	calls, repeated moments
@@ -267,8 +236,7 @@ func (m mass) scale(q float64) mass {
 	return m
 }
 
-// merge pools two disjoint sets of paths (Chan, Golub and LeVeque's update
-// of the squared deviations).
+// merge pools two disjoint sets of paths (Chan, Golub and LeVeque).
 func (m mass) merge(o mass) mass {
 	if o.p == 0 {
 		return m
@@ -277,9 +245,7 @@ func (m mass) merge(o mass) mass {
 		return o
 	}
 	p := m.p + o.p
-	// Counts are never negative, so the weighted mean adds non-negative
-	// terms; the form a.mean + d*(o.p/p) would cancel when a small mass with
-	// a large mean comes first.
+	// Weighted means of non-negative counts never cancel, as a.mean + d*(o.p/p) would.
 	pool := func(a, b moments) moments {
 		d := b.mean - a.mean
 		return moments{(m.p*a.mean + o.p*b.mean) / p, a.m2 + b.m2 + d*d*(m.p/p)*o.p}

@@ -1,8 +1,5 @@
-// Package dist is the few distribution functions retrysim's intervals use:
-// the normal's tails and quantile, Student's t and the chi-square
-// quantiles. Each computes what gonum's stat/distuv computes, through the
-// same functions of gonum's mathext, without distuv's imports (gonum's
-// stat, mat, lapack and blas), which a simulator's build does not need.
+// Package dist is the few distribution functions retrysim's intervals use, computed as
+// gonum's stat/distuv does through gonum's mathext, without distuv's imports.
 package dist
 
 import (
@@ -20,13 +17,10 @@ func NormalSurvival(x float64) float64 { return 0.5 * (1 - math.Erf(x/math.Sqrt2
 // NormalQuantile is the standard normal's p quantile, p in [0, 1].
 func NormalQuantile(p float64) float64 { return mathext.NormalQuantile(p) }
 
-// ChiSquaredQuantile is the p quantile of the chi-square distribution with
-// k degrees of freedom.
+// ChiSquaredQuantile is the p quantile of the chi-square distribution with k degrees.
 func ChiSquaredQuantile(k, p float64) float64 { return mathext.GammaIncRegInv(0.5*k, p) * 2 }
 
-// StudentTQuantile is the p quantile of Student's t distribution with nu
-// degrees of freedom: from the regularised incomplete beta function's
-// inverse, t = nu/(x^2 + nu) being I^-1(nu/2, 1/2) at twice the tail.
+// StudentTQuantile is the p quantile of Student's t with nu degrees of freedom.
 func StudentTQuantile(nu, p float64) float64 {
 	switch {
 	case p == 0.5:

@@ -1,6 +1,5 @@
-// Package estimate holds the ways an estimate's interval is found, the
-// values of schema.Method the models compute with, and an estimate with no
-// interval.
+// Package estimate holds the ways an estimate's interval is found (schema.Method's values)
+// and an estimate with no interval.
 package estimate
 
 import (
@@ -11,32 +10,23 @@ import (
 
 // The interval methods, in the order schema.Method names them.
 const (
-	// NoInterval is an estimate with no interval: Lo and Hi are NaN (a
-	// quantile from a histogram, a mean of one replicate in the fleet), or
-	// Value itself where a report prints one anyway (the mean of one
-	// replicate of a job model's row).
+	// NoInterval is an estimate whose Lo and Hi are NaN, or Value where a report prints one.
 	NoInterval schema.Method = iota
 	// Wilson is the Wilson score interval of a proportion.
 	Wilson
-	// Garwood is the exact Poisson interval of a count from chi-squared
-	// quantiles; a share of jobs whose count is rare gets it, scaled.
+	// Garwood is the exact Poisson interval of a count from chi-squared quantiles.
 	Garwood
-	// CompoundPoisson is Garwood's interval on the effective count of a
-	// sum of clumped per-job counts, scaled back by the clumps' size.
+	// CompoundPoisson is Garwood's interval on the effective count of clumped per-job counts.
 	CompoundPoisson
 	// Normal is the normal interval of a mean, with its sample variance.
 	Normal
 	// StudentT is the Student t interval of a mean over replicates.
 	StudentT
-	// Exact is an interval known without sampling error: Lo and Hi are
-	// Value (a count that the strategy's closed form says is 0).
+	// Exact is an interval known without sampling error: Lo and Hi are Value.
 	Exact
-	// Newcombe is Newcombe's hybrid score interval for the difference of
-	// two proportions, from each one's Wilson interval (his method 10).
+	// Newcombe is Newcombe's hybrid score interval of two proportions' difference (method 10).
 	Newcombe
-	// NormalDifference is the normal interval of the difference of two
-	// means, each with its own sample variance (Welch's, at the normal
-	// quantile).
+	// NormalDifference is Welch's interval of two means' difference at the normal quantile.
 	NormalDifference
 )
 

@@ -1,9 +1,6 @@
-// Package fleetdata holds what fleet's engine writes of a run and what is
-// derived from it: the replicates (a run's, a graph's, its services' and
-// edges'), their per-second series, recovery's verdicts, and the rows and
-// points a run is summed up as. It is the engine's side of the shard and
-// the renderers' input, not API: fleet's Result reads it through its public
-// Summary and Series, internal/fleetrun reaches it from a fleet.Result.
+// Package fleetdata holds what fleet's engine writes of a run (replicates, per-second
+// series, recovery's verdicts) and the rows and points a run is summed up as: the shard's
+// and the renderers' input, not API.
 package fleetdata
 
 import (
@@ -15,28 +12,16 @@ import (
 
 // Second is one second of a replicate's time series.
 type Second struct {
-	// Starts counts new requests. RetriesDecided counts retries when the
-	// client decides them (an attempt failed or timed out, an attempt is
-	// left and the policy, if asked then, allows it), as Brooker's
-	// simulations count them; RetriesSent counts attempts after the first
-	// when they leave the client, after their backoff. A retry refused at
-	// its send is decided and not sent.
+	// RetriesDecided counts retries when decided (as Brooker counts), RetriesSent when sent.
 	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts int64
-	// Served counts the requests that arrived in the second and succeeded,
-	// whenever they did: goodput by arrival, which recovery judges.
+	// Served counts the requests that arrived in the second and succeeded, whenever they did.
 	Served int64
-	// Failures counts requests that failed (for a job queue's entry: jobs
-	// dead-lettered).
+	// Failures counts requests that failed (a job queue's entry: jobs dead-lettered).
 	Failures int64
-	// Busy is the integral of calls in progress over the second, so its
-	// value is their time average.
+	// Busy is the integral of calls in progress over the second.
 	Busy float64
-	// Backlog is the integral over the second of calls waiting at the
-	// service for a worker (in a queue server's queue, or held by a stall
-	// outage), so its value is their time average; Age is the age of the
-	// oldest waiting call at its greatest in the second, in seconds (0 when
-	// none waited). Scheduled is the integral of requests to the service
-	// waiting out a backoff before their next attempt: retries scheduled.
+	// Backlog integrates the calls waiting for a worker, Age is the oldest one's greatest age
+	// (seconds), Scheduled integrates the requests waiting out a backoff.
 	Backlog, Age, Scheduled float64
 }
 
@@ -46,30 +31,20 @@ type Counts struct {
 	// Calls counts attempts that reached the server, refused ones included.
 	Calls   int64
 	Retries int64
-	// Timeouts counts attempts the client gave up waiting for; Errors the
-	// error replies it saw (failures, rejections, throttling, outages,
-	// conflicts).
+	// Timeouts counts attempts the client gave up waiting for; Errors the error replies.
 	Timeouts, Errors int64
-	// Conflicts counts attempts refused because their key was in progress,
-	// Rejected those refused by a full queue or the rate limit, Stored those
-	// answered with a completed key's stored reply.
+	// Conflicts, Rejected and Stored count attempts refused for a key in progress, for
+	// overload, and answered with a stored reply.
 	Conflicts, Rejected, Stored int64
-	// Denied counts requests that called the server and failed because
-	// the client's Policy refused an attempt the attempts allowed (its last,
-	// for a kind whose refusals are retried).
+	// Denied counts requests that failed because the Policy refused an attempt left.
 	Denied int64
-	// LocalRejected counts requests the Policy refused (an open breaker, a
-	// throttle) before any call: they failed without calling the server.
+	// LocalRejected counts requests the Policy refused before any call.
 	LocalRejected int64
-	// Hedges counts the extra copies of attempts sent by hedging; Calls
-	// includes those that reached the server.
+	// Hedges counts the extra copies hedging sent.
 	Hedges int64
-	// Late counts replies that came after their attempt's timeout, or after
-	// the request had moved on: answers, often to work done, the client
-	// never saw.
+	// Late counts replies that came after their attempt's timeout or their request moved on.
 	Late int64
-	// Effects counts side effects done; Duplicates those beyond the first of
-	// their request, and Duplicated the requests with two or more.
+	// Duplicates counts effects beyond their request's first; Duplicated requests with two+.
 	Effects, Duplicates, Duplicated int64
 	// PeakInProgress is the most calls the server held at once.
 	PeakInProgress int64
@@ -100,33 +75,22 @@ func (c *Counts) Add(o *Counts) {
 // Replicate is one seeded simulation of a run.
 type Replicate struct {
 	Counts
-	// P50, P95 and P99 are latency quantiles of successful requests, from
-	// their first attempt to the reply, in seconds (NaN with no success).
+	// P50, P95 and P99 are successful requests' latency quantiles in seconds (NaN: none).
 	P50, P95, P99 float64
-	// Recovery is how long after the load settles goodput is back for good,
-	// in seconds, when Verdict is Recovered; NaN otherwise (see RecoveryWindow).
+	// Recovery is the seconds until goodput is back for good when Recovered; NaN otherwise.
 	Recovery float64
-	// Verdict says whether the replicate recovered, stayed down, or could
-	// not be judged (no trigger, or too short).
-	Verdict Verdict
-	// Little's law's terms over the whole run, [0, End]: Area is the integral
-	// of calls in progress, Sojourn the sum of the times calls spent in the
-	// server (summed as departure times minus arrival times), Entered the
-	// calls that went in (not refused).
+	Verdict  Verdict
+	// Little's law's terms over [0, End]: integral in progress, summed sojourns, admissions.
 	End, Area, Sojourn float64
 	Entered            int64
-	// Wait sums the queue server's waits before service; Wait/Entered is
-	// the mean wait.
+	// Wait sums the queue server's waits before service.
 	Wait float64
-	// Events counts the events the replicate processed, stale timeouts
-	// included: the unit of the engine's speed.
+	// Events counts the events processed, stale timeouts included.
 	Events int64
 	Series []Second
 }
 
-// Edge names an edge of a graph: an entry (From -1, Index the entry's
-// index) or a call (From the calling service's index, Index the call's
-// index in its Calls); To is the called service's index.
+// Edge is an entry (From -1) or a call (From the caller), Index its own, To the callee.
 type Edge struct {
 	From, Index, To int
 }
@@ -135,149 +99,78 @@ type Edge struct {
 type GraphReplicate struct {
 	// Services holds each service's figures, in Graph.Services order.
 	Services []ServiceReplicate
-	// Edges holds each edge's client figures, in Graph.Edges order: the
-	// entries first (their end-to-end figures), then the calls.
+	// Edges holds each edge's client figures, in Graph.Edges order: entries first.
 	Edges []EdgeReplicate
-	// End is the time of the replicate's last event, a stale timeout's
-	// included (so up to the longest timeout past the last request's end);
-	// Events counts the events the replicate processed (the unit of the
-	// engine's speed).
+	// End is the time of the last event, a stale timeout's included; Events counts events.
 	End    float64
 	Events int64
 }
 
-// ServiceReplicate is a service's figures in a replicate. Its Counts' client
-// side (Requests, Succeeded, Failed, Retries, Timeouts, Errors, Denied,
-// LocalRejected, Hedges, Late) sums the edges that call it; its server side
-// (Calls, Conflicts, Rejected, Stored, Effects, Duplicates, Duplicated,
-// PeakInProgress) is its own.
+// ServiceReplicate is a service's figures: its Counts' client side sums its callers' edges.
 type ServiceReplicate struct {
 	Counts
-	// P50, P95 and P99 are latency quantiles of the successful requests to
-	// the service, as their callers saw them, from a request's first
-	// attempt to its reply, in seconds (NaN with no success).
+	// P50, P95 and P99 are the latency quantiles its callers saw, in seconds (NaN: none).
 	P50, P95, P99 float64
-	// Little's law's terms over the whole run, as in Replicate: Area the
-	// integral of calls in progress at the service (a call is in progress
-	// from its admission until the service answers it, its own calls
-	// included), Sojourn the sum of those times, Entered the calls admitted.
+	// Area, Sojourn and Entered are Little's law's terms, as in Replicate.
 	Area, Sojourn float64
 	Entered       int64
-	// Wait sums a queue server's waits before service. Queued is the
-	// integral of calls waiting at the service (in its queue or held by a
-	// stall outage) over the whole run: Little's law for the waiting line
-	// makes it Wait plus the time stalls held calls.
+	// Wait sums a queue server's waits; Queued integrates the calls waiting there over the run.
 	Wait, Queued float64
-	// Series is the service's per-second series: Starts, Successes,
-	// RetriesDecided, RetriesSent, Timeouts and Scheduled of the requests
-	// to it, Conflicts, Busy (calls in progress), Backlog and Age at it.
+	// Series is the service's per-second series.
 	Series []Second
-	// PeakBacklog is the most calls that waited at the service at once (in
-	// a queue server's queue or held by a stall outage), PeakAge the
-	// greatest age a waiting call reached there, in seconds, over the whole
-	// run. PeakScheduled is the most requests to it waiting out a backoff
-	// at once (what the series' Scheduled integrates, at its greatest): for
-	// a job queue's workers, the most jobs waiting out a retry.
+	// PeakBacklog, PeakAge (seconds) and PeakScheduled are their series' greatest values.
 	PeakBacklog   int64
 	PeakAge       float64
 	PeakScheduled int64
-	// WaitingAtEnd is the calls waiting at the service (queued or held)
-	// that their requests still wait for when the run's duration ends and
-	// arrivals stop, and ScheduledAtEnd
-	// the requests to it then waiting out a backoff before their next
-	// attempt: for a job queue's workers, the jobs still queued.
+	// WaitingAtEnd and ScheduledAtEnd are those waiting when arrivals stop.
 	WaitingAtEnd, ScheduledAtEnd int64
-	// Drain is how long after the graph's outages end the requests
-	// waiting for the service (its backlog and those waiting out a
-	// backoff) are first back to their level before them (see
-	// fleet's drain), in seconds, when DrainVerdict is Recovered (drained);
-	// NaN otherwise: Down when it never drained in the run's duration,
-	// NoTrigger without an outage, TooShort with no second after it.
+	// Drain is the seconds after the outages until its waiting requests are back to their
+	// level before, when DrainVerdict is Recovered; NaN otherwise.
 	Drain        float64
 	DrainVerdict Verdict
-	// CallSeries counts the calls that reached the service (attempts and
-	// hedges, refused ones included, as Counts.Calls) in each second of
-	// Series. HeldSeries is the integral over each second of Series of the
-	// calls a stall outage held at the service: the part of its Backlog not
-	// in progress (Busy).
+	// CallSeries counts the calls reaching it a second; HeldSeries integrates those a stall held.
 	CallSeries []int64
 	HeldSeries []float64
 }
 
-// EdgeReplicate is an edge's client figures in a replicate: the requests
-// sent on it and their attempts (Counts' client side; its server side is
-// the service's). For an entry these are end to end: a request succeeds
-// when the service it entered at answers success, which it does only when
-// all the calls below it succeeded.
+// EdgeReplicate is an edge's client figures in a replicate; an entry's are end to end.
 type EdgeReplicate struct {
 	Counts
-	// P50, P95 and P99 are latency quantiles of the edge's successful
-	// requests, in seconds (NaN with no success).
+	// P50, P95 and P99 are the latency quantiles in seconds (NaN: none).
 	P50, P95, P99 float64
-	// Expired counts calls their caller's deadline had passed for
-	// (Graph.Deadlines): calls not made, the deadline having passed when
-	// the caller would start them (not in Requests or Failed, never sent),
-	// and requests that failed because it passed before a retry could go
-	// out (in Requests and Failed).
+	// Expired counts calls past their caller's deadline, never sent, and requests it failed.
 	Expired int64
-	// PushedBack counts requests that failed because an attempt was
-	// answered "do not retry" (Server.Pushback) and the client honours it
-	// (Client.HonourPushback), on any attempt, the last included (where
-	// it ends only the hedged copies still out).
+	// PushedBack counts requests failed on a "do not retry" reply their client honours.
 	PushedBack int64
-	// Orphaned counts requests of a Parallel service's calls that finished
-	// after the service had answered the request they served, because a
-	// sibling call failed: work nobody waited for. Calls still out when
-	// the service's own caller gives up are not counted (the service has
-	// not answered yet).
+	// Orphaned counts a Parallel service's calls that finished after a sibling's failure.
 	Orphaned int64
-	// JobEffects counts the side effects the edge's requests did at the
-	// service it calls; JobDuplicates those beyond the first of the same
-	// request entering the graph: for a job queue's entry (see Workers), a
-	// step a job's second delivery did again, which the step's own key
-	// (a request's, made anew by each delivery) does not catch. Both 0 on
-	// a graph whose services make no calls.
+	// JobEffects counts the effects its requests did; JobDuplicates those beyond the first of
+	// a request entering the graph (a job's step a second delivery did again).
 	JobEffects, JobDuplicates int64
-	// Crashes, RolledBack, Held and Lost are an entry's with a KeyStore or
-	// Crashes (0 otherwise): its workers' crashes; calls whose work rolled
-	// back because their delivery no longer held the step's lease;
-	// deliveries that found a step's lease held by another and left the
-	// job unacked; and the jobs that completed with a step whose key says
-	// its work was done (Lease: a done status) and whose work no delivery
-	// did (the delivery model's lost work, a failed job counted as failed
-	// only).
+	// Crashes, RolledBack, Held and Lost are a job queue entry's: crashes, calls rolled back
+	// for a lapsed lease, deliveries leaving a held lease, jobs done with a step's work lost.
 	Crashes, RolledBack, Held, Lost int64
 }
 
-// RecoveryWindow is the span, in seconds, over which recovery compares
-// goodput with the offered load. Successes trail the arrivals they answer by
-// a latency, so over a window the two differ by the arrivals at its two ends;
-// at Brooker's 40 requests a second that difference has a standard deviation
-// of about 13 requests, and 10 s makes the 10% margin (40 requests) 3 of
-// them: a healthy window is judged unhealthy about once in 1,500.
+// RecoveryWindow is the seconds over which recovery compares goodput with the load (at 40
+// a second a healthy window is judged unhealthy once in 1,500).
 const RecoveryWindow = 10
 
-// EndToEnd begins the Service of a graph's row that sums up an entry's
-// requests from end to end, followed by ": " and the service the entry
-// sends to.
+// EndToEnd, then ": " and the entry's service, names a graph's end-to-end row.
 const EndToEnd = "end to end"
 
-// WorkersService is the name of a worker fleet's own service in its graph
-// (fleet.Workers.Graph): the workers.
+// WorkersService is a worker fleet's own service's name in its graph.
 const WorkersService = "workers"
 
 // Verdict is what recovery found of a replicate.
 type Verdict uint8
 
 const (
-	// NoTrigger is a run with no spike, ramp or outage: constant load has
-	// nothing to recover from, so recovery is not judged.
+	// NoTrigger is a run with no spike, ramp or outage: nothing to recover from.
 	NoTrigger Verdict = iota
-	// TooShort is a run with a trigger but no RecoveryWindow after the load
-	// settles in which requests arrived: too short to judge.
+	// TooShort is a run with no RecoveryWindow after the load settles.
 	TooShort
-	// Down is a replicate whose last window is unhealthy: it had not
-	// recovered when the run ended.
+	// Down is a replicate not recovered when the run ended.
 	Down
 	// Recovered is a replicate whose goodput came back for good.
 	Recovered
@@ -285,8 +178,7 @@ const (
 
 var verdictNames = [...]string{"no trigger", "too short", "down", "recovered"}
 
-// String is what the verdict says: "no trigger", "too short", "down" or
-// "recovered".
+// String is "no trigger", "too short", "down" or "recovered".
 func (v Verdict) String() string {
 	if int(v) < len(verdictNames) {
 		return verdictNames[v]
@@ -294,43 +186,28 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("Verdict(%d)", v)
 }
 
-// RunRow is a fleet run's row: each figure a mean over replicates with its 95%
-// Student t interval.
+// RunRow is a fleet run's row: each figure a mean with its 95% Student t interval.
 type RunRow struct {
 	Run        string
 	Replicates int
 	Requests   schema.Estimate
-	// Succeeded is the share of requests that succeeded, Goodput the
-	// successes a second of the run's duration, Amplification the server
-	// calls a request.
+	// Goodput is the successes a second, Amplification the server calls a request.
 	Succeeded, Goodput, Amplification schema.Estimate
 	Timeouts, Conflicts, Duplicates   schema.Estimate
-	// LocalRejected counts requests the policy refused before any call,
-	// Hedges the extra copies hedging sent.
-	LocalRejected, Hedges schema.Estimate
-	P50, P95, P99         schema.Estimate
-	PeakInProgress        schema.Estimate
-	// Trigger says whether the run has a spike, ramp or outage to recover
-	// from; without one the recovery figures are empty.
+	LocalRejected, Hedges             schema.Estimate
+	P50, P95, P99                     schema.Estimate
+	PeakInProgress                    schema.Estimate
+	// Trigger says whether the run has a spike, ramp or outage to recover from.
 	Trigger bool
-	// RecoveredShare is the share of the replicates judged (all of them,
-	// less those too short to judge) that recovered, with its Wilson
-	// interval (its Count the replicates that recovered); N = 0 when none
-	// was judged.
+	// RecoveredShare is the share of judged replicates that recovered (Wilson; N 0: none).
 	RecoveredShare schema.Estimate
-	// Recovery is the time to recover over the replicates that recovered
-	// (RecoveredShare.Count() of them), its interval cut at 0; NaN when
-	// none did.
+	// Recovery is the time to recover over the replicates that recovered; NaN when none did.
 	Recovery schema.Estimate
-	// RecoveryTime is the time to recover over every judged replicate, the
-	// Kaplan-Meier quartiles with those still down censored at the run's
-	// end (Result.RecoveryCurve): its median NaN when fewer than half
-	// recovered.
+	// RecoveryTime is the Kaplan-Meier quartiles of the time to recover.
 	RecoveryTime stats.Quartiles
 }
 
-// Totals are a run's counts summed over its replicates, as Brooker's retry
-// runs report them.
+// Totals are a run's counts summed over its replicates, as Brooker's runs report them.
 type Totals struct {
 	Run         string
 	Clients     int
@@ -341,10 +218,8 @@ type Totals struct {
 
 // Point is one second of a run's series, averaged over replicates.
 type Point struct {
-	Run string
-	T   int // the second's start
-	// RetriesDecided and RetriesSent count retries when decided and when
-	// sent, as Second does.
+	Run                                                                 string
+	T                                                                   int // the second's start
 	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts float64
 	InProgress                                                          float64 // time average
 }
@@ -371,126 +246,65 @@ func (p *Point) Divide(n float64) {
 	p.InProgress /= n
 }
 
-// GraphRow is a graph run's row for one service, or for one entry from end
-// to end (Service "end to end: NAME", Depth 0): each figure a mean over
-// replicates with its 95% Student t interval.
+// GraphRow is a graph run's row for a service, or an entry's end to end ("end to end: NAME").
 type GraphRow struct {
 	Run, Service string
-	// Depth is the service's depth (1: an entry sends to it), 0 for an
-	// entry's row.
+	// Depth is the service's depth (1: an entry sends to it).
 	Depth      int
 	Replicates int
-	// Requests are the requests sent to the service by its callers (an
-	// entry's: the requests that entered there); Calls the calls that
-	// reached it, attempts and hedges, refused ones included (an entry's:
-	// the graph's, at every service). Amplification is Calls over the
-	// requests that entered the graph.
+	// Calls are the calls that reached it (an entry's: every service's).
 	Requests, Calls, Amplification schema.Estimate
-	// Succeeded is the share of Requests that succeeded, Goodput the
-	// successes a second of the run's duration.
-	Succeeded, Goodput schema.Estimate
-	// Timeouts counts the attempts its callers gave up waiting for,
-	// Retries the retries they decided, Rejected the calls it refused for
-	// overload (a full queue, the rate limit), Duplicates the side effects
-	// it did beyond the first of a request. In an entry's row Timeouts and
-	// Retries are the entry's client's, and Rejected and Duplicates are
-	// summed over every service, as Calls are.
+	Succeeded, Goodput             schema.Estimate
+	// Rejected counts calls refused for overload; an entry's row sums it and Duplicates.
 	Timeouts, Retries, Rejected, Duplicates schema.Estimate
-	// InProgress is the time average of the calls in progress at the
-	// service over the run's duration (the series' Busy over Duration:
-	// Little's L, its admissions a second times Sojourn), Sojourn the mean
-	// seconds a call admitted spent there (W); NaN in an entry's row.
+	// InProgress (Little's L) and Sojourn (W, seconds) are NaN in an entry's row.
 	InProgress, Sojourn schema.Estimate
-	// P50, P95 and P99 are the latency quantiles of successful requests,
-	// as their callers saw them, in seconds.
-	P50, P95, P99 schema.Estimate
-	// PeakInProgress is the most calls the service held at once; NaN in an
-	// entry's row.
+	P50, P95, P99       schema.Estimate
+	// PeakInProgress is NaN in an entry's row.
 	PeakInProgress schema.Estimate
-	// ByDepth, in an entry's row, is the amplification at each depth: the
-	// calls that reached the services of depth d + 1 per request that
-	// entered the graph; nil in a service's row.
+	// ByDepth, in an entry's row, is the amplification at each depth d + 1; nil otherwise.
 	ByDepth []schema.Estimate
 }
 
-// GraphPoint is one second of a service's series in a graph run, averaged
-// over replicates: Point's figures for the requests to the service and the
-// calls in progress at it, and the calls that reached it.
+// GraphPoint is one second of a service's series in a graph run, averaged over replicates.
 type GraphPoint struct {
 	Point
 	Service string
-	// Calls is the calls that reached the service, attempts and hedges,
-	// refused ones included (ServiceReplicate.CallSeries).
+	// Calls is the calls that reached the service (ServiceReplicate.CallSeries).
 	Calls float64
 }
 
-// WorkersRow is a worker fleet's row (a graph run read as one: its first
-// entry the job queue, the service it sends to the workers, that service's
-// calls the job's steps; see Workers): each figure a mean over replicates
-// with its 95% Student t interval, but DrainedReplicates, a share with its
-// Wilson interval.
+// WorkersRow is a worker fleet's row, each figure a mean with its interval.
 type WorkersRow struct {
 	Run        string
 	Replicates int
-	// Jobs counts the jobs that arrived, Completed those that succeeded,
-	// Dead those that failed every try the queue gives (dead-lettered).
-	// Deliveries counts the tries that reached the workers. Queued counts
-	// the jobs still queued when arrivals stop (waiting for a worker, or
-	// out a retry's wait: ServiceReplicate.WaitingAtEnd plus
-	// ScheduledAtEnd); the run goes on until each has ended.
+	// Queued is the jobs still queued when arrivals stop.
 	Jobs, Completed, Dead, Queued, Deliveries schema.Estimate
-	// Duplicates counts the side effects a job's steps did again (a step
-	// done by a second delivery of the same job: EdgeReplicate's
-	// JobDuplicates summed over the steps); LostWork the jobs that
-	// completed with a step whose key in the workers' store says its work
-	// was done and whose work no delivery did, as the delivery model counts
-	// lost work (EdgeReplicate.Lost; 0 without a store); Late the deliveries
-	// that finished after the queue had stopped waiting for them (their
-	// visibility timeout had passed or another delivery had ended the
-	// job): work whose result nobody read.
+	// LostWork is the jobs completed with a step marked done whose work no delivery did, Late
+	// the deliveries finished after the queue stopped waiting for them.
 	Duplicates, LostWork, Late schema.Estimate
-	// Conflicts counts deliveries the job's key refused because an earlier
-	// one still held it; Crashes the workers' crashes (Workers.Crash);
-	// RolledBack the steps' calls whose work rolled back because their
-	// delivery no longer held the step's lease (KeyStore).
+	// RolledBack counts the steps' calls rolled back for a lapsed lease.
 	Conflicts, Crashes, RolledBack schema.Estimate
-	// DrainSeconds is the time the jobs waiting (for a worker, or out a
-	// retry) took to first get back to their level before the outages,
-	// over the replicates that drained (fleet's drain; NaN when none did), and
-	// DrainedReplicates the share of the replicates judged that drained
-	// (N = 0 with no outage to drain from).
+	// DrainSeconds is the time the waiting jobs took to drain (NaN: none did).
 	DrainSeconds, DrainedReplicates schema.Estimate
-	// PeakBacklog is the most jobs waiting for a worker at once,
-	// PeakRetrying the most waiting out a retry at once
-	// (ServiceReplicate.PeakScheduled), PeakAge the oldest job waiting for
-	// a worker's greatest age, in seconds.
+	// PeakRetrying is the most jobs waiting out a retry at once; PeakAge in seconds.
 	PeakBacklog, PeakRetrying, PeakAge schema.Estimate
-	// P50, P95 and P99 are completion times of the jobs that completed,
-	// from enqueue to done, in seconds.
+	// P50, P95 and P99 are the jobs' completion times, enqueue to done, in seconds.
 	P50, P95, P99 schema.Estimate
 	// Steps are the job's steps, in order, each with its duplicates.
 	Steps []WorkersStep
 }
 
-// WorkersStep is a job's step in a WorkersRow: its place (from 1), the
-// dependency it calls, and the side effects deliveries of one job did
-// again at it (EdgeReplicate.JobDuplicates), every step watched.
+// WorkersStep is a job's step in a WorkersRow (Step from 1) and its duplicates.
 type WorkersStep struct {
 	Step       int
 	To         string
 	Duplicates schema.Estimate
 }
 
-// WorkersPoint is one second of a worker fleet's series, averaged over
-// replicates: the workers' arrivals, completions, dead-lettered jobs,
-// redeliveries (the tries after a job's first, when the queue sends them:
-// the workers' Second.RetriesSent; a hedge's copies not counted), backlog,
-// oldest age, jobs in flight (InFlight: the time average of the jobs
-// delivered to the workers and not yet answered, on a worker or waiting
-// for one, held while the workers are down included, so at least Backlog)
-// and retries scheduled, and each dependency's calls (attempts that
-// reached it, ServiceReplicate.CallSeries) and calls in progress (DepCalls
-// and DepInProgress, in Graph.Services order, the workers left out).
+// WorkersPoint is one second of a worker fleet's series, averaged over replicates; InFlight
+// is the jobs delivered and not yet answered, DepCalls and DepInProgress each dependency's
+// calls and calls in progress, in Graph.Services order.
 type WorkersPoint struct {
 	Run                          string
 	T                            int

@@ -7,51 +7,39 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 )
 
-// Preset is a named set of runs of a kind (R: fleet.Config, Graph or
-// Workers), with its source.
+// Preset is a named set of runs of a kind (R: fleet.Config, Graph or Workers).
 type Preset[R any] struct {
 	Name, Source string
-	// About names the runs or counts them ("Runs sidekiq and river", "17 x
-	// 4 runs"), for the kind's command's help; it leaves out the duration
-	// and replicates, which the help takes from the fields below.
+	// About names or counts the runs, for the kind's command's help.
 	About string
 	// Runs builds the runs for a duration.
 	Runs func(duration time.Duration) []R
 	// Duration and Replicates are the runs' defaults, the source's.
 	Duration   time.Duration
 	Replicates int
-	// Totals (fleet runs only) says the runs compare policies over a grid
-	// of failure rates: what to print of them is each run's totals, not
-	// its summary and series. ByClients says the grid also varies the
-	// client count.
+	// Totals (fleet runs only) prints each run's totals over a grid of failure rates, not
+	// its summary and series; ByClients says the grid also varies the client count.
 	Totals, ByClients bool
-	// Spikes (fleet runs only) says the runs compare policies over spike
-	// heights, with and without keys: their plot draws their recovery and
-	// duplicates against the height, not their series.
+	// Spikes (fleet runs only) plots recovery and duplicates against the spike's height.
 	Spikes bool
 }
 
-// presetClient is a client of the graph presets: one client, tries in
-// all, a timeout long enough never to bind before an error comes back,
-// no backoff and no policy unless set.
+// presetClient is a graph preset's client: one client, tries in all, a timeout.
 func presetClient(tries int, timeout time.Duration) fleet.Client {
 	c := fleet.DefaultConfig().Client
 	c.Attempts, c.Timeout = tries, timeout
 	return c
 }
 
-// independentServer is a server that takes base whatever its load, failing each
-// call with probability pFail.
+// independentServer is a server that takes base whatever its load, failing with pFail.
 func independentServer(base time.Duration, pFail float64) fleet.Server {
 	s := fleet.DefaultConfig().Server
 	s.Kind, s.Base, s.PFail = fleet.IndependentServer, base, pFail
 	return s
 }
 
-// chainGraph is a graph whose services call each other in a line: the
-// entry sends load to names[0] with clients[0], names[i] calls names[i+1]
-// with clients[i+1], and the last service runs server last; the others
-// take 1 ms and never fail.
+// chainGraph is a graph whose services call each other in a line, names[i] calling
+// names[i+1] with clients[i+1], the last running server last, the others 1 ms and sound.
 func chainGraph(name string, d time.Duration, load fleet.Shape, names []string, clients []fleet.Client, last fleet.Server) fleet.Graph {
 	g := fleet.Graph{Name: name, Duration: d, Net: time.Millisecond,
 		Entries: []fleet.Entry{{To: names[0], Load: load, Client: clients[0]}}}
@@ -67,25 +55,20 @@ func chainGraph(name string, d time.Duration, load fleet.Shape, names []string, 
 	return g
 }
 
-// sreBudget is the SRE book's per-client retry budget: a retry goes
-// only while retries are under ratio of the client's requests, here
-// Finagle's RetryBudget over the last 10 s with no reserve.
+// sreBudget is the SRE book's per-client retry budget of ratio, as Finagle's RetryBudget
+// over the last 10 s with no reserve.
 func sreBudget(c fleet.Client, ratio float64) fleet.Client {
 	c.Policy.Kind, c.Policy.BudgetRatio, c.Policy.MinRate, c.Policy.TTL = fleet.FinagleBudget, ratio, 0, 10*time.Second
 	return c
 }
 
-// sreSource cites the SRE book's chapters the sre-three-layers preset
-// follows.
+// sreSource cites the SRE book's chapters sre-three-layers follows.
 const sreSource = "B. Beyer, C. Jones, J. Petoff, N. R. Murphy (eds.), Site Reliability Engineering, O'Reilly 2016: " +
 	"ch. 22 \"Addressing Cascading Failures\" (retries at the JavaScript, frontend and backend layers, 4 attempts each, " +
 	"on a database that fails them all: 4^3 = 64 attempts on the database for one user action) and ch. 21 \"Handling " +
 	"Overload\" (a per-client retry budget: retry only while retries are under 10% of requests)"
 
-// sreThreeLayers is the SRE book's stack: JavaScript in the browser calls
-// the frontend, which calls the backend, which calls the database, each 4
-// attempts in all, and the database fails every call; then the same with
-// each client's retries held to 10% of its requests.
+// sreThreeLayers is the SRE book's three-layer stack, as its About says.
 var sreThreeLayers = Preset[fleet.Graph]{
 	Name:   "sre-three-layers",
 	Source: sreSource,
@@ -111,9 +94,7 @@ const awsSource = "M. Brooker, \"Timeouts, retries, and backoff with jitter\", A
 	"every layer of a deep stack multiplies the load on the lowest: 3 tries at each of 5 layers is 3^5 = 243 calls at the bottom " +
 	"for one at the top; retry at a single point in the stack instead"
 
-// awsFiveDeep is the Builders' Library's five-deep stack: five callers in
-// a line, each making 3 tries in all, on a bottom service that fails every
-// call; then the same retrying at the top only.
+// awsFiveDeep is the Builders' Library's five-deep stack, as its About says.
 var awsFiveDeep = Preset[fleet.Graph]{
 	Name:   "aws-five-deep",
 	Source: awsSource,
@@ -139,11 +120,7 @@ const oneLayerSource = "the advice of M. Brooker, \"Timeouts, retries, and backo
 	"layer; ch. 21: a per-client retry budget of 10%); a server's \"do not retry\" as Envoy's x-envoy-overloaded and gRPC's " +
 	"server pushback (gRFC A6) send it"
 
-// retryOneLayer is app -> api -> svc -> db with a 5 s stall of db: calls
-// are held, then all handled at once, and db's queue refuses what it
-// cannot hold; compared: 3 tries at every layer, at the top only, at the
-// bottom only, budgets at every layer, and "do not retry" (db's refusals
-// say so, api and svc forward it, every client honours it).
+// retryOneLayer compares where to retry in app -> api -> svc -> db through a stall of db.
 var retryOneLayer = Preset[fleet.Graph]{
 	Name:   "retry-one-layer",
 	Source: oneLayerSource,
@@ -197,9 +174,7 @@ const istioSource = "Istio 1.30.3's default retry policy (pilot/pkg/networking/c
 	"VirtualService's retries.attempts 0 turns it off), with Envoy's default retry back-off (fully jittered, base 25 ms, " +
 	"at most 10 times the base)"
 
-// meshRetries is app -> app-proxy -> svc -> svc-proxy -> db, each proxy
-// retrying as Istio's default, svc retrying on its own too, db down from
-// 20 s to 30 s; then the mesh's retries off, then svc's own off.
+// meshRetries is Istio's default retries stacked on svc's own, as its About says.
 var meshRetries = Preset[fleet.Graph]{
 	Name:   "mesh-default-retries",
 	Source: istioSource,
@@ -230,14 +205,12 @@ var meshRetries = Preset[fleet.Graph]{
 	},
 }
 
-// GraphPresets lists the graph command's presets, in the order its help
-// shows them.
+// GraphPresets lists the graph command's presets, in its help's order.
 func GraphPresets() []Preset[fleet.Graph] {
 	return []Preset[fleet.Graph]{sreThreeLayers, awsFiveDeep, retryOneLayer, meshRetries}
 }
 
-// LookupGraphPreset returns the graph preset called name; its error lists
-// the presets.
+// LookupGraphPreset returns the graph preset called name.
 func LookupGraphPreset(name string) (Preset[fleet.Graph], error) {
-	return lookupPreset(GraphPresets(), name, func(p Preset[fleet.Graph]) string { return p.Name }, "want one of")
+	return lookupPreset(GraphPresets(), name, "want one of")
 }

@@ -1,7 +1,5 @@
-// Package fleetpreset holds the presets of the fleet, graph and workers
-// kinds: named runs that a published study, a library's defaults or a
-// queue's made, each with its source, which the commands' -preset flags
-// run. It builds runs of fleet's public types; it is no API.
+// Package fleetpreset holds the fleet, graph and workers kinds' presets: named runs from a
+// published study, a library's defaults or a queue's, each with its source. It is no API.
 package fleetpreset
 
 import (
@@ -16,13 +14,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// brookerCollapse is the "simple collapse" simulation of M. Brooker,
-// "Metastability and distributed systems" (brooker.co.za, 2021), and its
-// simulator_example (simple_collapse_sim/sim.py, commit bbfe394): a server
-// whose latency is 1 s + 0.01 s a call in progress, network delay
-// exponential with mean 0.1 s each way, a 3 s timeout and 3 tries in all,
-// without backoff or with a wait uniform in [0, b], b = 20 s on the first
-// retry and doubling after (full jitter, no cap).
+// brookerCollapse is Brooker's "simple collapse" simulation, as its Source says.
 var brookerCollapse = Preset[fleet.Config]{
 	Name:  "brooker-collapse",
 	About: "Runs ramp_no_backoff, ramp_backoff_and_jitter, spike_no_backoff and spike_backoff_and_jitter",
@@ -61,48 +53,28 @@ var brookerCollapse = Preset[fleet.Config]{
 	},
 }
 
-// brookerFailureRates are the load-independent failure rates of Brooker's
-// retry runs: his list (retry_sim.py, run_sims and run_sims_clients, at
-// github.com/mbrooker/simulator_example commit fa8981e) as he wrote it, 0.75
-// included where 0.075 may have been meant, in ascending order (his puts 0.75
-// between 0.05 and 0.1; each rate is a run of its own, so order moves nothing).
+// brookerFailureRates are retry_sim.py's failure rates in ascending order, 0.75 included.
 var brookerFailureRates = [...]float64{0, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.0325,
 	0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75}
 
-// brookerPolicy is a client compared on Brooker's load: A tries in all, a
-// policy and a backoff (none in Brooker's own runs).
-type brookerPolicy struct {
-	name     string
-	attempts int
-	policy   fleet.PolicyConfig
-	backoff  backoff.Schedule
+// named is a client the presets compare, by the name its runs take.
+type named struct {
+	name   string
+	client fleet.Client
 }
 
-// brookerPolicies are the clients of Brooker's retry runs, by name: A tries
-// in all and a policy, as his retry_sim builds them: NRetriesFactory(0) and
-// (3), AdaptiveRetryFactory(0.1, 5), whose bucket alone bounds its retries
-// (limits.FleetAttempts never binds: a request would need its client to start about
-// 950 requests while it retries), and CircuitBreakerRetryFactory(
-// NRetriesFactory(3), 0.1).
-var brookerPolicies = [...]brookerPolicy{
-	{"no_retries", 1, fleet.PolicyConfig{}, backoff.Schedule{}},
-	{"4_tries", 4, fleet.PolicyConfig{}, backoff.Schedule{}},
-	{"adaptive_10pct", limits.FleetAttempts, fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}, backoff.Schedule{}},
-	{"breaker_10pct", 4, fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}, backoff.Schedule{}},
+// brookerPolicies are the clients of Brooker's retry runs as his retry_sim builds them.
+var brookerPolicies = [...]named{
+	{"no_retries", fleet.Client{Attempts: 1}},
+	{"4_tries", fleet.Client{Attempts: 4}},
+	{"adaptive_10pct", fleet.Client{Attempts: limits.FleetAttempts, Policy: fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}}},
+	{"breaker_10pct", fleet.Client{Attempts: 4, Policy: fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}}},
 }
 
 // brookerRetryCode names the code brooker-retries and brooker-clients follow.
 const brookerRetryCode = "github.com/mbrooker/simulator_example retry_sim at commit fa8981e (2022-08-11)"
 
-// brookerRetries is the "Simulating performance" runs of M. Brooker, "Fixing
-// retries with token buckets and circuit breakers" (brooker.co.za,
-// 2022-02-28): 100 clients at 10 requests a second each, a server failing
-// each call with a load-independent probability, network delay exponential
-// with mean 10 ms each way, and four clients: no retries, three retries, a
-// token bucket (r = 0.1, s = 5, per client, full at the start, retrying
-// while it has tokens) and a breaker (3 retries while the client's failed
-// attempts over its requests are at most 0.1). The server answers at once
-// and the timeout (60 s) never binds, as in the post.
+// brookerRetries is the "Simulating performance" runs of Brooker's "Fixing retries" post.
 var brookerRetries = Preset[fleet.Config]{
 	Name:  "brooker-retries",
 	About: "17 x 4 runs",
@@ -116,9 +88,7 @@ var brookerRetries = Preset[fleet.Config]{
 	Runs:       func(d time.Duration) []fleet.Config { return brookerRuns(d, 100, 1000, brookerPolicies[:], true) },
 }
 
-// brookerClients is the same comparison for the policies that keep state
-// per client, with 10, 100 and 1000 clients sharing 100 requests a second:
-// the fewer requests a client sends, the less its bucket or breaker learns.
+// brookerClients compares brookerRetries' per-client policies over 10, 100 and 1000 clients.
 var brookerClients = Preset[fleet.Config]{
 	Name:  "brooker-clients",
 	About: "3 x 17 x 2 runs",
@@ -138,20 +108,20 @@ var brookerClients = Preset[fleet.Config]{
 	},
 }
 
-// brookerRuns are Brooker's retry runs for clients sharing rate requests a
-// second, a run a failure rate and policy; first starts each client with a
-// call as his retry_sim does (Shape.FirstCall), which the production
-// presets and retry-policies, comparing clients on his load, leave out.
-func brookerRuns(d time.Duration, clients int, rate float64, policies []brookerPolicy, first bool) []fleet.Config {
+// brookerRuns are Brooker's retry runs, a run a failure rate and policy; first starts each
+// client with a call (Shape.FirstCall).
+func brookerRuns(d time.Duration, clients int, rate float64, policies []named, first bool) []fleet.Config {
 	var runs []fleet.Config
 	for _, f := range brookerFailureRates {
 		for _, p := range policies {
+			c := fleet.Client{Clients: clients, Timeout: time.Minute, Attempts: p.client.Attempts, Policy: p.client.Policy,
+				Backoff: p.client.Backoff}
 			runs = append(runs, fleet.Config{
 				Name:     p.name,
 				Duration: d,
 				Load:     fleet.Shape{Kind: fleet.ConstantLoad, Rate: rate, FirstCall: first},
 				Server:   fleet.Server{Kind: fleet.IndependentServer, PFail: f},
-				Client:   fleet.Client{Clients: clients, Timeout: time.Minute, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
+				Client:   c,
 				Net:      10 * time.Millisecond,
 			})
 		}
@@ -167,126 +137,80 @@ func Presets() []Preset[fleet.Config] {
 
 // LookupPreset returns the preset called name.
 func LookupPreset(name string) (Preset[fleet.Config], error) {
-	return lookupPreset(Presets(), name, func(p Preset[fleet.Config]) string { return p.Name }, "want")
+	return lookupPreset(Presets(), name, "want")
 }
 
-// lookupPreset returns the preset of ps called name (nameOf names one);
-// its error lists their names after want.
-func lookupPreset[P any](ps []P, name string, nameOf func(P) string, want string) (P, error) {
-	if i := slices.IndexFunc(ps, func(p P) bool { return nameOf(p) == name }); i >= 0 {
+// lookupPreset returns the preset of ps called name; its error lists them after want.
+func lookupPreset[R any](ps []Preset[R], name, want string) (Preset[R], error) {
+	if i := slices.IndexFunc(ps, func(p Preset[R]) bool { return p.Name == name }); i >= 0 {
 		return ps[i], nil
 	}
 	names := make([]string, len(ps))
 	for i, p := range ps {
-		names[i] = nameOf(p)
+		names[i] = p.Name
 	}
-	var none P
-	return none, fmt.Errorf("unknown preset %q (%s %s)", name, want, strings.Join(names, ", "))
+	return Preset[R]{}, fmt.Errorf("unknown preset %q (%s %s)", name, want, strings.Join(names, ", "))
 }
 
-// awsStandardClient is the standard retry mode of the AWS SDKs with its
-// defaults as aws-sdk-go-v2's aws/retry package sets them at v1.47.8 (the
-// last release before v1.48.0 made the 2026 retry behaviour the default):
-// DefaultMaxAttempts 3; a quota of DefaultRetryRateTokens 500, a retry
-// costing DefaultRetryCost 5 or DefaultRetryTimeoutCost 10 after a timeout,
-// DefaultNoRetryIncrement 1 back for every successful attempt and a
-// successful retry's cost with it (AWSQuota); and ExponentialJitterBackoff, which waits
-// u x 2^a seconds before retry a (a = 1 for the first), capped at
-// DefaultMaxBackoff 20 s: full jitter with a base of 2 s. shared says whether
-// one SDK client serves the whole fleet.
+// awsStandardClient is the AWS SDKs' standard retry mode as aws-sdk-go-v2 v1.47.8's aws/retry
+// sets it (DefaultMaxAttempts, DefaultRetryRateTokens, DefaultRetryCost,
+// DefaultRetryTimeoutCost, DefaultNoRetryIncrement, ExponentialJitterBackoff capped at
+// DefaultMaxBackoff); shared says whether one SDK client serves the whole fleet.
 func awsStandardClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 3,
 		Backoff: backoff.Schedule{Kind: backoff.FullJitter, Base: 2 * time.Second, Cap: 20 * time.Second},
 		Policy:  fleet.PolicyConfig{Kind: fleet.AWSQuota, Shared: shared, Tokens: 500, Cost: 5, TimeoutCost: 10}}
 }
 
-// grpcRetryClient is the retry policy and retry throttling of gRPC's
-// proposal A6 ("gRPC Retry Design", as amended in 2024 by grpc/proposal#452
-// and implemented by grpc-go v1.69.0 to v1.83.1), with the values of its
-// examples: maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s,
-// backoffMultiplier 2 (retry n waits min(0.1 s x 2^(n-1), 1 s) x
-// random(0.8, 1.2): backoff.GRPC), and retryThrottling maxTokens 10,
-// tokenRatio 0.1. The throttle belongs to a channel: shared says whether one
-// channel serves the whole fleet.
+// grpcRetryClient is gRPC's retry policy and throttling (proposal A6, grpc-go v1.69.0 to
+// v1.83.1) with its examples' values; shared says whether one channel serves the fleet.
 func grpcRetryClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 4,
 		Backoff: backoff.Schedule{Kind: backoff.GRPC, Base: 100 * time.Millisecond, Cap: time.Second},
 		Policy:  fleet.PolicyConfig{Kind: fleet.GRPCThrottle, Shared: shared, MaxTokens: 10, Ratio: 0.1}}
 }
 
-// productionRuns compares a production client on Brooker's retry load (as
-// BrookerRetries: 100 clients at 10 requests a second, the 17 failure
-// rates): the client without its policy, with a policy state per client, and
-// with one state shared by the fleet.
-func productionRuns(d time.Duration, prefix, bare string, client func(shared bool) fleet.Client) []fleet.Config {
-	per, shared := client(false), client(true)
-	unlimited := per
-	unlimited.Policy = fleet.PolicyConfig{}
-	return brookerRuns(d, 100, 1000, []brookerPolicy{
-		{bare, unlimited.Attempts, unlimited.Policy, unlimited.Backoff},
-		{prefix + "_client", per.Attempts, per.Policy, per.Backoff},
-		{prefix + "_fleet", shared.Attempts, shared.Policy, shared.Backoff},
-	}, false)
+// production is the preset name comparing a production client on brooker-retries's load:
+// without its policy (bare), with a policy state per client, and with one for the fleet.
+func production(name, prefix, bare string, client func(shared bool) fleet.Client, source string) Preset[fleet.Config] {
+	return Preset[fleet.Config]{Name: name, About: "17 x 3 runs", Source: source, Duration: 10 * time.Second,
+		Replicates: 1, Totals: true, Runs: func(d time.Duration) []fleet.Config {
+			none := named{bare, client(false)}
+			none.client.Policy = fleet.PolicyConfig{}
+			return brookerRuns(d, 100, 1000, []named{none, {prefix + "_client", client(false)}, {prefix + "_fleet", client(true)}}, false)
+		}}
 }
 
 // awsStandard runs the AWS SDKs' standard retry mode on Brooker's retry load.
-var awsStandard = Preset[fleet.Config]{
-	Name:  "aws-standard",
-	About: "17 x 3 runs",
-	Source: "The AWS SDKs' standard retry mode as aws-sdk-go-v2 v1.47.8 (aws/retry) sets it: 3 attempts; a retry quota of 500 tokens, " +
-		"a retry costing 5 (10 after a timeout), 1 back for every successful attempt and a successful retry's cost with it; " +
-		"wait u x min(2^a s, 20 s) before retry a = 1, 2; " +
-		"on brooker-retries's load: no_quota, aws_client (a quota per client), aws_fleet (one quota shared by the fleet)",
-	Duration:   10 * time.Second,
-	Replicates: 1,
-	Totals:     true,
-	Runs:       func(d time.Duration) []fleet.Config { return productionRuns(d, "aws", "no_quota", awsStandardClient) },
-}
+var awsStandard = production("aws-standard", "aws", "no_quota", awsStandardClient,
+	"The AWS SDKs' standard retry mode as aws-sdk-go-v2 v1.47.8 (aws/retry) sets it: 3 attempts; a retry quota of 500 tokens, "+
+		"a retry costing 5 (10 after a timeout), 1 back for every successful attempt and a successful retry's cost with it; "+
+		"wait u x min(2^a s, 20 s) before retry a = 1, 2; "+
+		"on brooker-retries's load: no_quota, aws_client (a quota per client), aws_fleet (one quota shared by the fleet)")
 
-// grpcThrottling runs gRPC's retry policy with retry throttling on
-// Brooker's retry load.
-var grpcThrottling = Preset[fleet.Config]{
-	Name:  "grpc-throttling",
-	About: "17 x 3 runs",
-	Source: "gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\", as amended in 2024, grpc/proposal#452; " +
-		"grpc-go v1.83.1), with its examples' values: maxAttempts 4, " +
-		"backoff min(0.1 s x 2^(n-1), 1 s) x random(0.8, 1.2) before retry n, retryThrottling maxTokens 10, tokenRatio 0.1; " +
-		"on brooker-retries's load: no_throttle, grpc_client (a throttle per client), grpc_fleet (one shared by the fleet)",
-	Duration:   10 * time.Second,
-	Replicates: 1,
-	Totals:     true,
-	Runs:       func(d time.Duration) []fleet.Config { return productionRuns(d, "grpc", "no_throttle", grpcRetryClient) },
-}
+// grpcThrottling runs gRPC's retry policy with retry throttling on Brooker's retry load.
+var grpcThrottling = production("grpc-throttling", "grpc", "no_throttle", grpcRetryClient,
+	"gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\", as amended in 2024, grpc/proposal#452; "+
+		"grpc-go v1.83.1), with its examples' values: maxAttempts 4, "+
+		"backoff min(0.1 s x 2^(n-1), 1 s) x random(0.8, 1.2) before retry n, retryThrottling maxTokens 10, tokenRatio 0.1; "+
+		"on brooker-retries's load: no_throttle, grpc_client (a throttle per client), grpc_fleet (one shared by the fleet)")
 
-// envoyRetryClient is Envoy v1.39.0's router retry, retrying every error
-// (retry_on, which has no default, set to 5xx), with its defaults:
-// num_retries 1 (2 attempts), a fully jittered back-off of base interval
-// 25 ms capped at 10 x base (retry N waits within [0, min(25 ms x 2^(N-1),
-// 250 ms)), [0, 25 ms) for the one retry), and the cluster's retry budget at
-// budget_percent 20% and min_retry_concurrency 3 (envoy.config.cluster.v3.
-// CircuitBreakers.Thresholds.RetryBudget). The budget belongs to an Envoy:
-// shared says whether one Envoy serves the whole fleet.
+// envoyRetryClient is Envoy v1.39.0's router retry on 5xx with its defaults and the cluster's
+// RetryBudget (envoy.config.cluster.v3); shared says whether one Envoy serves the whole fleet.
 func envoyRetryClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 2,
 		Backoff: backoff.Schedule{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
 		Policy:  fleet.PolicyConfig{Kind: fleet.EnvoyBudget, Shared: shared, BudgetRatio: 0.2, MinConcurrency: 3}}
 }
 
-// finagleRetryClient is Finagle 24.5.0's default RetryBudget
-// (RetryBudget.apply, as the 2016 "Retry Budgets" post describes it: 20% of
-// requests, a reserve of 10 retries a second, deposits kept 10 s) with
-// Brooker's three retries and no backoff, as Finagle requeues at once. The
-// budget belongs to a client: shared says whether one serves the whole fleet.
+// finagleRetryClient is Finagle 24.5.0's default RetryBudget (RetryBudget.apply) with three
+// retries and no backoff, as Finagle requeues at once; shared says whether one serves the fleet.
 func finagleRetryClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 4,
 		Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, Shared: shared, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}
 }
 
-// resilience4jClient is resilience4j 2.4.0's Retry and CircuitBreaker with
-// their defaults: RetryConfig maxAttempts 3 with waitDuration 500 ms between
-// them; CircuitBreakerConfig failureRateThreshold 50%, a COUNT_BASED window
-// of slidingWindowSize 100 calls, minimumNumberOfCalls 100,
-// waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10.
+// resilience4jClient is resilience4j 2.4.0's Retry and CircuitBreaker with their defaults;
 // shared says whether one breaker serves the whole fleet.
 func resilience4jClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 3,
@@ -296,66 +220,34 @@ func resilience4jClient(shared bool) fleet.Client {
 }
 
 // envoyPreset runs Envoy's retry defaults on Brooker's retry load.
-var envoyPreset = Preset[fleet.Config]{
-	Name:  "envoy-budget",
-	About: "17 x 3 runs",
-	Source: "Envoy v1.39.0's router retry and cluster retry budget with their defaults: num_retries 1, back-off within [0, 25 ms), " +
-		"budget_percent 20%, min_retry_concurrency 3; on brooker-retries's load: no_budget, envoy_client (a budget per client), " +
-		"envoy_fleet (one Envoy for the fleet)",
-	Duration:   10 * time.Second,
-	Replicates: 1,
-	Totals:     true,
-	Runs:       func(d time.Duration) []fleet.Config { return productionRuns(d, "envoy", "no_budget", envoyRetryClient) },
-}
+var envoyPreset = production("envoy-budget", "envoy", "no_budget", envoyRetryClient,
+	"Envoy v1.39.0's router retry and cluster retry budget with their defaults: num_retries 1, back-off within [0, 25 ms), "+
+		"budget_percent 20%, min_retry_concurrency 3; on brooker-retries's load: no_budget, envoy_client (a budget per client), "+
+		"envoy_fleet (one Envoy for the fleet)")
 
 // finaglePreset runs Finagle's default RetryBudget on Brooker's retry load.
-var finaglePreset = Preset[fleet.Config]{
-	Name:  "finagle-budget",
-	About: "17 x 3 runs",
-	Source: "Finagle 24.5.0's default RetryBudget (RetryBudget.apply; \"Retry Budgets\", finagle.github.io 2016): 20% of requests, " +
-		"a reserve of 10 retries a second, deposits kept 10 s; with 3 retries and no backoff, on brooker-retries's load: " +
-		"no_budget, finagle_client (a budget per client), finagle_fleet (one shared by the fleet)",
-	Duration:   10 * time.Second,
-	Replicates: 1,
-	Totals:     true,
-	Runs: func(d time.Duration) []fleet.Config {
-		return productionRuns(d, "finagle", "no_budget", finagleRetryClient)
-	},
-}
+var finaglePreset = production("finagle-budget", "finagle", "no_budget", finagleRetryClient,
+	"Finagle 24.5.0's default RetryBudget (RetryBudget.apply; \"Retry Budgets\", finagle.github.io 2016): 20% of requests, "+
+		"a reserve of 10 retries a second, deposits kept 10 s; with 3 retries and no backoff, on brooker-retries's load: "+
+		"no_budget, finagle_client (a budget per client), finagle_fleet (one shared by the fleet)")
 
-// resilience4jPreset runs resilience4j's default Retry and CircuitBreaker
-// on Brooker's retry load.
-var resilience4jPreset = Preset[fleet.Config]{
-	Name:  "resilience4j-breaker",
-	About: "17 x 3 runs",
-	Source: "resilience4j 2.4.0's defaults: Retry maxAttempts 3, waitDuration 500 ms; CircuitBreaker failureRateThreshold 50%, " +
-		"slidingWindowSize 100 calls, minimumNumberOfCalls 100, waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10; " +
-		"on brooker-retries's load: no_breaker, r4j_client (a breaker per client), r4j_fleet (one shared by the fleet)",
-	Duration:   10 * time.Second,
-	Replicates: 1,
-	Totals:     true,
-	Runs: func(d time.Duration) []fleet.Config {
-		return productionRuns(d, "r4j", "no_breaker", resilience4jClient)
-	},
-}
+// resilience4jPreset runs resilience4j's defaults on Brooker's retry load.
+var resilience4jPreset = production("resilience4j-breaker", "r4j", "no_breaker", resilience4jClient,
+	"resilience4j 2.4.0's defaults: Retry maxAttempts 3, waitDuration 500 ms; CircuitBreaker failureRateThreshold 50%, "+
+		"slidingWindowSize 100 calls, minimumNumberOfCalls 100, waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10; "+
+		"on brooker-retries's load: no_breaker, r4j_client (a breaker per client), r4j_fleet (one shared by the fleet)")
 
-// sidekiqClient is Sidekiq 8's default job retry: 25 retries (26 attempts)
-// on its schedule (backoff.Sidekiq), from lib/sidekiq/job_retry.rb (v8.1.7).
+// sidekiqClient is Sidekiq 8's default job retry (v8.1.7): 26 attempts on backoff.Sidekiq.
 func sidekiqClient() fleet.Client {
 	return fleet.Client{Attempts: 26, Backoff: backoff.Schedule{Kind: backoff.Sidekiq}}
 }
 
-// riverClient is River's default job retry (v0.43.0): MaxAttempts 25
-// (attempts, the first included) on DefaultClientRetryPolicy's schedule
-// (backoff.River).
+// riverClient is River's default job retry (v0.43.0, DefaultClientRetryPolicy).
 func riverClient() fleet.Client {
 	return fleet.Client{Attempts: 25, Backoff: backoff.Schedule{Kind: backoff.River}}
 }
 
-// jobRetries puts the two job queues' default schedules behind an outage:
-// 10 jobs a second for 20 minutes, each calling a service that takes 0.1 s
-// and fails 1% of its calls, down (failing every call at once) from 5 to 10
-// minutes. A job's call has a 60 s timeout, which never binds.
+// jobRetries puts the two job queues' default schedules behind an outage.
 var jobRetries = Preset[fleet.Config]{
 	Name:  "job-retries",
 	About: "Runs sidekiq and river",
@@ -366,10 +258,7 @@ var jobRetries = Preset[fleet.Config]{
 	Replicates: 5,
 	Runs: func(d time.Duration) []fleet.Config {
 		var runs []fleet.Config
-		for _, r := range []struct {
-			name   string
-			client fleet.Client
-		}{{"sidekiq", sidekiqClient()}, {"river", riverClient()}} {
+		for _, r := range []named{{"sidekiq", sidekiqClient()}, {"river", riverClient()}} {
 			c := r.client
 			c.Clients, c.Timeout = 1, time.Minute
 			runs = append(runs, fleet.Config{
@@ -386,24 +275,24 @@ var jobRetries = Preset[fleet.Config]{
 	},
 }
 
-// asCompared is a production client as one of the policies compared on
-// Brooker's retry load.
-func asCompared(name string, c fleet.Client) brookerPolicy {
-	return brookerPolicy{name, c.Attempts, c.Policy, c.Backoff}
-}
-
-// sreThrottleClient is the client-side adaptive throttling of Google's SRE
-// book ("Handling overload", 2016: K = 2 over the last 2 minutes, accepts
-// every reply but an overload rejection) with Brooker's three retries and no
-// backoff.
+// sreThrottleClient is the SRE book's client-side adaptive throttling ("Handling overload",
+// 2016) with three retries and no backoff.
 func sreThrottleClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 4, Policy: fleet.PolicyConfig{Kind: fleet.SREThrottle, Shared: shared, K: 2, SREWindow: 2 * time.Minute}}
 }
 
-// retryPolicies is the figure of Brooker's "Fixing retries" post with every
-// client policy on it: Brooker's four, then the production clients with
-// their defaults and the SRE book's throttle, each keeping its state per
-// client as Brooker's do. 4 replicates, so each point has an interval.
+// productionClients are the production clients with their defaults, each state per client.
+var productionClients = []named{
+	{"aws_standard", awsStandardClient(false)},
+	{"grpc_throttling", grpcRetryClient(false)},
+	{"envoy_budget", envoyRetryClient(false)},
+	{"finagle_budget", finagleRetryClient(false)},
+	{"r4j_breaker", resilience4jClient(false)},
+	{"sre_throttle", sreThrottleClient(false)},
+}
+
+// retryPolicies is Brooker's "Fixing retries" figure with every client policy on it, each
+// keeping its state per client; 4 replicates, so each point has an interval.
 var retryPolicies = Preset[fleet.Config]{
 	Name:  "retry-policies",
 	About: "17 x 10 runs",
@@ -414,27 +303,15 @@ var retryPolicies = Preset[fleet.Config]{
 	Replicates: 4,
 	Totals:     true,
 	Runs: func(d time.Duration) []fleet.Config {
-		ps := append(brookerPolicies[:len(brookerPolicies):len(brookerPolicies)],
-			asCompared("aws_standard", awsStandardClient(false)),
-			asCompared("grpc_throttling", grpcRetryClient(false)),
-			asCompared("envoy_budget", envoyRetryClient(false)),
-			asCompared("finagle_budget", finagleRetryClient(false)),
-			asCompared("r4j_breaker", resilience4jClient(false)),
-			asCompared("sre_throttle", sreThrottleClient(false)))
-		return brookerRuns(d, 100, 1000, ps, false)
+		return brookerRuns(d, 100, 1000, slices.Concat(brookerPolicies[:], productionClients), false)
 	},
 }
 
-// spikeHeights are the spike peaks spikeRecovery runs, requests a second
-// over the base 40.
+// spikeHeights are spikeRecovery's spike peaks, requests a second over the base 40.
 var spikeHeights = [...]float64{50, 60, 70, 80, 90}
 
-// spikeRecovery compares every policy after a spike on the collapse server
-// of brookerCollapse (latency 1 s + 0.01 s a call in progress, network 0.1 s
-// each way, timeout 3 s, one client, so every policy state is the fleet's):
-// 40 requests a second, a spike from t = 20 s for 5 s to each of
-// spikeHeights, 80 s, without keys and with the request's key on every
-// attempt. Runs are named "policy keys none|same peak H".
+// spikeRecovery compares every policy after a spike on brookerCollapse's server, without keys
+// and with the request's key on every attempt.
 var spikeRecovery = Preset[fleet.Config]{
 	Name:  "spike-recovery",
 	About: `12 x 2 x 5 runs named "policy keys none|same peak H"`,
@@ -448,23 +325,13 @@ var spikeRecovery = Preset[fleet.Config]{
 	Spikes:     true,
 	Runs: func(d time.Duration) []fleet.Config {
 		jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second}
-		clients := []struct {
-			name   string
-			client fleet.Client
-		}{
+		clients := slices.Concat([]named{
 			{"no_retries", fleet.Client{Attempts: 1}},
 			{"3_tries", fleet.Client{Attempts: 3}},
 			{"backoff_jitter", fleet.Client{Attempts: 3, Backoff: jitter}},
 			{"adaptive_10pct", fleet.Client{Attempts: limits.FleetAttempts, Policy: fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}}},
 			{"breaker_10pct", fleet.Client{Attempts: 3, Policy: fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}}},
-			{"aws_standard", awsStandardClient(false)},
-			{"grpc_throttling", grpcRetryClient(false)},
-			{"envoy_budget", envoyRetryClient(false)},
-			{"finagle_budget", finagleRetryClient(false)},
-			{"r4j_breaker", resilience4jClient(false)},
-			{"sre_throttle", sreThrottleClient(false)},
-			{"hedge_2.5s", fleet.Client{Attempts: 1, Hedges: 1, HedgeDelay: 2500 * time.Millisecond}},
-		}
+		}, productionClients, []named{{"hedge_2.5s", fleet.Client{Attempts: 1, Hedges: 1, HedgeDelay: 2500 * time.Millisecond}}})
 		var runs []fleet.Config
 		for _, keys := range []schema.KeyMode{schema.NoKeys, schema.SameKey} {
 			for _, c := range clients {

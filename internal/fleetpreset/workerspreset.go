@@ -21,12 +21,10 @@ func WorkersPresets() []Preset[fleet.Workers] {
 
 // LookupWorkersPreset returns the worker-fleet preset called name.
 func LookupWorkersPreset(name string) (Preset[fleet.Workers], error) {
-	return lookupPreset(WorkersPresets(), name, func(p Preset[fleet.Workers]) string { return p.Name }, "want")
+	return lookupPreset(WorkersPresets(), name, "want")
 }
 
-// queueClient is a job queue's redelivery with the queue's defaults d and
-// tries tries in all: its schedule, and its visibility timeout if it has
-// one (NoVisibility otherwise).
+// queueClient is a job queue's redelivery with its defaults d and tries tries in all.
 func queueClient(d jobqueue.Defaults, tries int) fleet.Client {
 	c := fleet.DefaultConfig().Client
 	c.Attempts, c.Backoff, c.Timeout = tries, d.Schedule, fleet.NoVisibility
@@ -36,41 +34,24 @@ func queueClient(d jobqueue.Defaults, tries int) fleet.Client {
 	return c
 }
 
-// stepClient is a job's step's client in the presets: one try, no backoff,
-// a timeout of 10 s (the job's retry is the queue's).
-func stepClient() fleet.Client {
-	c := fleet.DefaultConfig().Client
-	c.Attempts, c.Timeout = 1, 10*time.Second
-	return c
-}
+// stepClient is a job's step's client: one try, a timeout of 10 s (the queue retries).
+func stepClient() fleet.Client { return presetClient(1, 10*time.Second) }
 
 // dbSteps is a job of three steps, each a call to the database db.
 func dbSteps() []fleet.WorkerStep {
 	return []fleet.WorkerStep{{To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}}
 }
 
-// outageFleet is the presets' fleet of a database outage: 10 jobs a second
-// of three steps on 20 workers (1 ms of network each way), every step a
-// call to a database taking 5 ms that fails every call from 10 to 40
-// minutes into the run (cut to the run's duration when shorter), the queue
-// redelivering a failed job with client q.
+// outageFleet is the presets' database outage (10 to 40 minutes in, cut to a shorter
+// run), the queue redelivering a failed job with client q.
 func outageFleet(name string, d time.Duration, q fleet.Client) fleet.Workers {
 	from, to := min(10*time.Minute, d/6), min(40*time.Minute, d*2/3)
 	return fleet.Workers{Name: name, Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 10},
 		Queue: q, WorkerCount: 20, QueueMax: limits.FleetQueue, Steps: dbSteps(),
-		Dependencies: []fleet.Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0), Outage: fleet.Outage{From: from, To: to, Mode: fleet.Fail}}}}
+		Dependencies: []fleet.Node{{Name: "db", Server: independentServer(5*time.Millisecond, 0), Outage: fleet.Outage{From: from, To: to, Mode: fleet.Fail}}}}
 }
 
-// steadyServer is a server that takes base whatever its load, failing
-// each call with probability pFail.
-func steadyServer(base time.Duration, pFail float64) fleet.Server {
-	s := fleet.DefaultConfig().Server
-	s.Kind, s.Base, s.PFail = fleet.IndependentServer, base, pFail
-	return s
-}
-
-// sidekiqOutage is a 30-minute database outage under Sidekiq's retry: 3
-// retries, as a large Rails shop once set them, against the default 25.
+// sidekiqOutage is a 30-minute database outage under Sidekiq's retry: 3 retries, and 25.
 var sidekiqOutage = Preset[fleet.Workers]{
 	Name: "sidekiq-outage",
 	Source: jobqueue.Sidekiq().Source + " " + jobqueue.Sidekiq().Version + ": 25 retries after the first try by default " +
@@ -86,13 +67,10 @@ var sidekiqOutage = Preset[fleet.Workers]{
 	},
 }
 
-// sqsMaxReceive is the sqs-visibility preset's redrive policy's
-// maxReceiveCount: a message received 5 times goes to the dead-letter
-// queue.
+// sqsMaxReceive is sqs-visibility's redrive policy's maxReceiveCount.
 const sqsMaxReceive = 5
 
-// sqsVisibility is SQS's default visibility timeout against a payments
-// dependency that stalls past it, with and without a lease store.
+// sqsVisibility is SQS's default visibility timeout against a dependency that stalls past it.
 var sqsVisibility = Preset[fleet.Workers]{
 	Name: "sqs-visibility",
 	Source: jobqueue.SQS().Source + " (" + jobqueue.SQS().Version + "): a visibility timeout of 30 s by default; a message " +
@@ -113,7 +91,7 @@ var sqsVisibility = Preset[fleet.Workers]{
 		w := fleet.Workers{Name: "no_key", Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 1},
 			Queue: q, EntrySettings: fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true}, WorkerCount: 500, QueueMax: limits.FleetQueue,
 			Steps: []fleet.WorkerStep{{To: "payments", Client: func() fleet.Client { c := stepClient(); c.Timeout = 5 * time.Minute; return c }()}},
-			Dependencies: []fleet.Node{{Name: "payments", Server: steadyServer(200*time.Millisecond, 0),
+			Dependencies: []fleet.Node{{Name: "payments", Server: independentServer(200*time.Millisecond, 0),
 				Outage: fleet.Outage{From: from, To: from + 100*time.Second, Mode: fleet.Stall}}}}
 		keyed := w
 		keyed.Name, keyed.Store = "lease", fleet.KeyStore{Mode: delivery.Lease, TTL: 24 * time.Hour, Lease: 30 * time.Second}
@@ -123,8 +101,7 @@ var sqsVisibility = Preset[fleet.Workers]{
 	},
 }
 
-// backlogDrain is workers down for 15 minutes, then draining their backlog
-// into a rate-limited downstream, at full speed and with a concurrency cap.
+// backlogDrain is workers down, then draining their backlog into a rate-limited downstream.
 var backlogDrain = Preset[fleet.Workers]{
 	Name: "backlog-drain",
 	Source: "A workflow engine's workers down for a while (a public chaos-engineering write-up: 80 minutes): " +
@@ -144,7 +121,7 @@ var backlogDrain = Preset[fleet.Workers]{
 			Queue: q, WorkerCount: 200, QueueMax: limits.FleetQueue,
 			Down:  fleet.Outage{From: min(5*time.Minute, d/12), To: min(20*time.Minute, d/3), Mode: fleet.Stall},
 			Steps: []fleet.WorkerStep{{To: "db", Client: stepClient()}, {To: "api", Client: stepClient()}},
-			Dependencies: []fleet.Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0)},
+			Dependencies: []fleet.Node{{Name: "db", Server: independentServer(5*time.Millisecond, 0)},
 				{Name: "api", Server: api}}}
 		capped := w
 		capped.Name, capped.WorkerCount = "capped", 5
@@ -152,16 +129,11 @@ var backlogDrain = Preset[fleet.Workers]{
 	},
 }
 
-// unlimitedTries is the tries the presets give a queue with no limit on
-// them (Temporal's activities): 25 on Temporal's schedule span 1827 s (1 +
-// 2 + ... + 64, then 100 s apart), past the 30-minute outage, and the cost
-// bound of a replicate, which counts every try a job can make, stays
-// within limits.FleetBytes.
+// unlimitedTries cuts a queue's unlimited tries (Temporal's): 25 on its schedule span
+// 1827 s, past the 30-minute outage, and keep a replicate within limits.FleetBytes.
 const unlimitedTries = 25
 
-// queueDefaults is the preset of job queue d's defaults (River, Oban or
-// Temporal) through the 30-minute database outage of sidekiq-outage: its
-// tries (Temporal's unlimited ones cut at unlimitedTries) on its schedule.
+// queueDefaults is the preset of job queue d's defaults through sidekiq-outage's outage.
 func queueDefaults(d jobqueue.Defaults) Preset[fleet.Workers] {
 	tries, note := d.MaxAttempts, fmt.Sprintf("%d tries in all", d.MaxAttempts)
 	if tries == jobqueue.Unlimited {

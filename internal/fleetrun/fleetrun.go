@@ -1,8 +1,5 @@
-// Package fleetrun reads a fleet run's data from fleet's public results and
-// makes results of it: the replicates a shard holds, the rows and series
-// the renderers write, the checks a merge makes of a shard's replicates,
-// and sweeps of a kind's runs. It calls fleet's functions that are no API
-// through fleetdata's Hooks, typed here.
+// Package fleetrun reads a fleet run's data from fleet's public results and makes results
+// of it, calling fleet's non-API functions through fleetdata's Hooks, typed here.
 package fleetrun
 
 import (
@@ -12,8 +9,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// h are fleet's hooks: fleet, imported here, has set them before this
-// package's variables are initialized.
+// h are fleet's hooks, set by fleet's init before this package's variables.
 var h = fleetdata.Fleet()
 
 // Replicates are r's replicates, in replicate order.
@@ -32,8 +28,7 @@ func GraphResult(g fleet.Graph, reps []fleetdata.GraphReplicate) fleet.GraphResu
 	return h.GraphResult(g, reps).(fleet.GraphResult)
 }
 
-// Summary sums up r's replicates: each figure a mean over replicates with
-// its 95% Student t interval.
+// Summary sums up r's replicates, each figure a mean with its 95% Student t interval.
 func Summary(r fleet.Result) fleetdata.RunRow { return h.Summary(r) }
 
 // Totals sums r's replicates.
@@ -42,24 +37,19 @@ func Totals(r fleet.Result) fleetdata.Totals { return h.Totals(r) }
 // Series is r's time series, one point a second, averaged over replicates.
 func Series(r fleet.Result) []fleetdata.Point { return h.Series(r) }
 
-// Observations are r's judged replicates as observations of their
-// recovery time, a replicate down at the end censored there.
+// Observations are r's judged replicates' recovery times, those down at the end censored.
 func Observations(r fleet.Result) []stats.Observation { return h.Observations(r) }
 
-// RecoveryCurve is the Kaplan-Meier estimate of r's recovery time over its
-// judged replicates.
+// RecoveryCurve is the Kaplan-Meier estimate of r's recovery time.
 func RecoveryCurve(r fleet.Result) stats.Survival { return h.RecoveryCurve(r) }
 
-// DuplicatesPerRequest is the duplicate side effects a request, a mean
-// over r's replicates with its 95% Student t interval.
+// DuplicatesPerRequest is the duplicate side effects a request, a mean over replicates.
 func DuplicatesPerRequest(r fleet.Result) schema.Estimate { return h.DuplicatesPerRequest(r) }
 
-// Rows sums up a graph run's replicates: a row for each entry from end to
-// end, then a row for each service.
+// Rows sums up a graph run's replicates: a row each entry end to end, then each service.
 func Rows(r fleet.GraphResult) []fleetdata.GraphRow { return h.Rows(r) }
 
-// GraphSeries is a graph run's time series: for each service, one point a
-// second, averaged over replicates.
+// GraphSeries is each service's series, a point a second, averaged over replicates.
 func GraphSeries(r fleet.GraphResult) []fleetdata.GraphPoint { return h.GraphSeries(r) }
 
 // WorkersRows sums up a graph run's replicates as a worker fleet's.
@@ -71,24 +61,20 @@ func WorkersSeries(r fleet.GraphResult) []fleetdata.WorkersPoint { return h.Work
 // CheckReplicate reports why r is no replicate a run of c can produce.
 func CheckReplicate(c *fleet.Config, r *fleetdata.Replicate) error { return h.CheckReplicate(c, r) }
 
-// CheckGraphReplicate reports why r is no replicate a run of g can
-// produce; g must have passed Check.
+// CheckGraphReplicate reports why r is no replicate a run of g (checked) can produce.
 func CheckGraphReplicate(g *fleet.Graph, r *fleetdata.GraphReplicate) error {
 	return h.CheckGraphReplicate(g, r)
 }
 
-// CheckObservations reports why obs are not the recoveries of at most
-// replicates replicates of a run of c.
+// CheckObservations reports why obs are not the recoveries of up to replicates of c.
 func CheckObservations(c *fleet.Config, obs []stats.Observation, replicates int) error {
 	return h.CheckObservations(c, obs, replicates)
 }
 
-// CheckCost refuses runs whose replicates may take more events or memory
-// than the limits, as Run does before any work.
+// CheckCost refuses runs that may take more events or memory than the limits.
 func CheckCost(cfgs []fleet.Config, opt fleet.Options) error { return h.CheckCost(cfgs, opt) }
 
-// CheckGraphCost refuses graph runs whose replicates may take more events
-// or memory than the limits, as RunGraph does before any work.
+// CheckGraphCost refuses graph runs that may take more events or memory than the limits.
 func CheckGraphCost(graphs []fleet.Graph, opt fleet.Options) error {
 	return h.CheckGraphCost(graphs, opt)
 }
@@ -96,27 +82,20 @@ func CheckGraphCost(graphs []fleet.Graph, opt fleet.Options) error {
 // SeriesBytes bounds the memory a replicate of cfg keeps of its series.
 func SeriesBytes(cfg *fleet.Config) float64 { return h.SeriesBytes(cfg) }
 
-// First is the index of opt's first replicate, to read or set: a shard
-// runs replicates First to First + Replicates - 1 of a larger run as that
-// run would.
+// First is the index of opt's first replicate, to read or set (a shard's slice).
 func First(opt *fleet.Options) *int { return h.First(opt) }
 
-// Memoryless is cfg's Memoryless mode, to read or set: only the chain
-// command's runs set it.
+// Memoryless is cfg's Memoryless mode, to read or set (the chain command's runs only).
 func Memoryless(cfg *fleet.Config) *fleetdata.Memoryless { return h.Memoryless(cfg) }
 
-// NewTracer starts replicate seed of cfg, which must have passed Check with
-// Memoryless on. Its streams are those Run gives the replicate of that seed.
+// NewTracer starts replicate seed of cfg (checked, Memoryless on) on Run's streams.
 func NewTracer(cfg *fleet.Config, seed uint64) fleetdata.Tracer { return h.NewTracer(cfg, seed) }
 
-// PathBytes bounds the memory of one Tracer on cfg, a path of a splitting:
-// a replicate's whole state, its series over cfg's duration included.
+// PathBytes bounds the memory of one Tracer on cfg, its series included.
 func PathBytes(cfg *fleet.Config) float64 { return h.PathBytes(cfg) }
 
-// Edges lists g's edges in the order a replicate holds them: the entries,
-// then each service's calls, services in order. g must have passed Check.
+// Edges lists g's edges as a replicate holds them: entries, then each service's calls.
 func Edges(g *fleet.Graph) []fleetdata.Edge { return h.Edges(g) }
 
-// OutageWindow is when g's outages begin and end, the first's start to the
-// last's end; ok is false without one.
+// OutageWindow is from g's first outage's start to its last's end; ok false without one.
 func OutageWindow(g *fleet.Graph) (from, to float64, ok bool) { return h.OutageWindow(g) }

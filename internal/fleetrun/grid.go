@@ -2,35 +2,23 @@ package fleetrun
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 )
 
-// A sweep of a kind's runs is a grid of points, each a value for every one
-// of a list of settings by path (fleet.Config.Set's, Graph.Set's): at every
-// point, each of the base runs with the point's settings applied, point
-// after point. Its work is points x replicates items, item k replicate
-// k % replicates of point k / replicates, every run of the point, so that
-// a shard runs any slice of it and the items fold into the whole run's
-// results.
-
-// SweepConfigs are the runs of the sweep of base over points (a value for
-// each of paths, in order), point after point. A setting a run refuses
-// is returned as its *FieldError, naming the path.
-// A setting the run does not read at a point (UnreadWhy) is refused too.
+// SweepConfigs are the runs of the sweep of base over points (a value for each of paths),
+// point after point; a setting refused or unread at a point is a *FieldError naming it.
 func SweepConfigs(base []fleet.Config, paths []string, points [][]string) ([]fleet.Config, error) {
 	return sweepRuns(base, paths, points, (*fleet.Config).Set, func(c *fleet.Config) error { return h.CheckSweep(c, paths) })
 }
 
-// SweepGraphs are the runs of the sweep of base over points, as
-// SweepConfigs's, by Graph.Set.
+// SweepGraphs are SweepConfigs for graphs, by Graph.Set.
 func SweepGraphs(base []fleet.Graph, paths []string, points [][]string) ([]fleet.Graph, error) {
 	return sweepRuns(base, paths, points, (*fleet.Graph).Set, (*fleet.Graph).Check)
 }
 
-// sweepRuns are base's runs at every point, each set by set and checked
-// by check; a refusal names the point's settings when the base's run
-// takes its path but not with the others.
+// sweepRuns are base's runs at every point, each set by set and checked by check.
 func sweepRuns[R any](base []R, paths []string, points [][]string, set func(*R, string, string) error, check func(*R) error) ([]R, error) {
 	out := make([]R, 0, len(base)*len(points))
 	for _, p := range points {
@@ -51,12 +39,9 @@ func sweepRuns[R any](base []R, paths []string, points [][]string, set func(*R, 
 
 // pointText is a point's settings, PATH=VALUE each.
 func pointText(paths, values []string) string {
-	s := ""
+	kv := make([]string, len(paths))
 	for i, p := range paths {
-		if i > 0 {
-			s += ", "
-		}
-		s += p + "=" + values[i]
+		kv[i] = p + "=" + values[i]
 	}
-	return s
+	return strings.Join(kv, ", ")
 }

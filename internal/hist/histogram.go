@@ -13,18 +13,10 @@ import (
 	"time"
 )
 
-// Histogram counts durations in log-spaced buckets, 128 an octave, from
-// 2^-20 s (about a microsecond) to 2^23 s (about 97 days), so quantiles
-// over billions of durations take constant memory, and two histograms'
-// integer counts merge exactly (Merge). Each
-// octave [2^e, 2^(e+1)) is cut into 128 equal widths; a quantile is its
-// bucket's geometric middle, within QuantileError of the exact one. The
-// first bucket counts every duration under 2^-20 s (zero included) and
-// reads as 0; the last counts every duration from Top on and reads as
-// +Inf.
-//
-// It has two views of one set of counts: durations (Add, Quantile) and
-// float seconds (AddSeconds, QuantileSeconds). Its zero value is empty.
+// Histogram counts durations in log-spaced buckets, 128 an octave, from 2^-20 s to Top, in
+// constant memory, its integer counts merging exactly; a quantile is its bucket's
+// geometric middle, within QuantileError. The first bucket counts everything under 2^-20 s
+// and reads as 0, the last everything from Top on and reads as +Inf. Its zero value is empty.
 type Histogram struct {
 	n      int64
 	counts [HistogramBuckets]int64
@@ -36,32 +28,24 @@ const (
 	histMaxExp  = 23
 	histShift   = 52 - 7
 	histOctaves = histMaxExp - histMinExp
-	// HistogramBuckets is the number of buckets: 128 for each of the 43
-	// octaves, one below them and one past them.
+	// HistogramBuckets is 128 for each of the 43 octaves, one below them and one past.
 	HistogramBuckets = histOctaves*histSub + 2
 )
 
 var (
 	histMin = math.Ldexp(1, histMinExp)
 	histTop = math.Ldexp(1, histMaxExp)
-	// histLow is the float bits' bucket number of histMin, one above the
-	// first bucket.
+	// histLow is the float bits' bucket number of histMin, one above the first bucket.
 	histLow = int(math.Float64bits(histMin)>>histShift) - 1
 )
 
-// QuantileError is the largest relative error of a quantile within the
-// range: a bucket [lo, hi) reports sqrt(lo hi), which is sqrt(hi/lo) - 1
-// above lo, and hi/lo is largest, 129/128, in an octave's first bucket:
-// 0.39%.
+// QuantileError is a quantile's largest relative error within the range: 0.39%.
 const QuantileError = 0.003898650263063158781 // sqrt(129/128) - 1
 
-// Top is the shortest duration, in seconds, past the histogram's range,
-// 2^23 s (about 97 days): the last bucket counts every duration from there
-// on, and a quantile in it is +Inf.
+// Top is the shortest duration, in seconds, past the histogram's range: 2^23 s, about 97 days.
 func Top() float64 { return histTop }
 
-// bucketOf is x's bucket: 0 below the range (NaN and negatives included),
-// the last past it.
+// bucketOf is x's bucket: 0 below the range (NaN and negatives included), the last past it.
 func bucketOf(x float64) int {
 	switch {
 	case !(x >= histMin):
@@ -90,12 +74,8 @@ func (h *Histogram) AddN(d time.Duration, n int64) {
 	h.n += n
 }
 
-// durationBucket is bucketOf(d.Seconds()) without Seconds' division: d
-// times 1e-9 is within a few units in the last place of d.Seconds() (their
-// float bits, as integers, differ by less than 2^4), so where its bits are
-// further than 2^10 from a bucket's edge (a multiple of 2^histShift: the
-// range's ends too are powers of two) both fall in the same bucket; nearer
-// an edge it asks Seconds.
+// durationBucket is bucketOf(d.Seconds()) without Seconds' division: d times 1e-9 falls in
+// the same bucket unless its bits are within 2^10 of a bucket's edge, where it asks Seconds.
 func durationBucket(d time.Duration) int {
 	x := float64(d) * 1e-9
 	if low := math.Float64bits(x) & (1<<histShift - 1); low > 1<<10 && low < 1<<histShift-1<<10 {
@@ -110,8 +90,7 @@ func (h *Histogram) Count() int64 { return h.n }
 // PastRange is how many durations h counted past its range: Top or longer.
 func (h *Histogram) PastRange() int64 { return h.counts[HistogramBuckets-1] }
 
-// middle is bucket b's representative value in seconds: its geometric
-// middle, 0 for the first bucket and +Inf for the last.
+// middle is bucket b's geometric middle in seconds, 0 for the first and +Inf for the last.
 func middle(b int) float64 {
 	switch b {
 	case 0:
@@ -124,10 +103,8 @@ func middle(b int) float64 {
 	return math.Sqrt(lo * hi)
 }
 
-// QuantileSeconds is the p-quantile of the counted durations in seconds:
-// the value of rank ceil(p n) (1 at least), as its bucket's geometric
-// middle; 0 under the range, +Inf past it (at least Top, by how much
-// unknown), NaN when nothing was counted.
+// QuantileSeconds is the p-quantile in seconds, the value of rank ceil(p n) (1 at least):
+// 0 under the range, +Inf past it, NaN when nothing was counted.
 func (h *Histogram) QuantileSeconds(p float64) float64 {
 	if h.n == 0 {
 		return math.NaN()
@@ -143,8 +120,7 @@ func (h *Histogram) QuantileSeconds(p float64) float64 {
 	return math.Inf(1) // p above 1
 }
 
-// Quantile is QuantileSeconds as a duration, rounded to the nanosecond;
-// math.MaxInt64 past the range, and 0 when nothing was counted.
+// Quantile is QuantileSeconds as a duration (MaxInt64 past the range, 0 for none).
 func (h *Histogram) Quantile(p float64) time.Duration {
 	q := h.QuantileSeconds(p)
 	switch {
@@ -156,8 +132,7 @@ func (h *Histogram) Quantile(p float64) time.Duration {
 	return time.Duration(math.Round(q * 1e9))
 }
 
-// Merge adds o's counts to h, exactly; a count that would overflow 64
-// bits is refused, and h is then unchanged.
+// Merge adds o's counts to h exactly, refusing a 64-bit overflow with h unchanged.
 func (h *Histogram) Merge(o *Histogram) error {
 	if _, carry := bits.Add64(uint64(h.n), uint64(o.n), 0); carry != 0 || h.n+o.n < 0 {
 		return fmt.Errorf("histogram: %d + %d durations overflow a 64-bit count", h.n, o.n)
@@ -169,8 +144,7 @@ func (h *Histogram) Merge(o *Histogram) error {
 	return nil
 }
 
-// Bucket is one bucket of a histogram that counted something: its index,
-// from 0 to HistogramBuckets-1, and its count.
+// Bucket is a bucket's index, from 0 to HistogramBuckets-1, and its count.
 type Bucket struct {
 	Index int
 	Count int64
@@ -187,9 +161,7 @@ func (h *Histogram) Buckets() []Bucket {
 	return out
 }
 
-// SetBuckets makes h hold exactly bs, which must be in increasing order of
-// index, each counting at least one, their total within 64 bits; on an
-// error h is unchanged.
+// SetBuckets makes h hold exactly bs, in increasing index, or leaves it unchanged on an error.
 func (h *Histogram) SetBuckets(bs []Bucket) error {
 	var out Histogram
 	for i, b := range bs {
@@ -210,8 +182,7 @@ func (h *Histogram) SetBuckets(bs []Bucket) error {
 	return nil
 }
 
-// MarshalJSON writes the buckets that counted something, in order, as
-// [index, count] pairs: [[4321,17],[4322,3]]; an empty histogram is [].
+// MarshalJSON writes the buckets that counted something as [index, count] pairs.
 func (h Histogram) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('[')
@@ -225,9 +196,7 @@ func (h Histogram) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// UnmarshalJSON reads what MarshalJSON writes, and refuses anything else:
-// a pair that is not two whole numbers, an index out of range or out of
-// order, a count that is not positive, counts that overflow.
+// UnmarshalJSON reads what MarshalJSON writes and refuses anything else.
 func (h *Histogram) UnmarshalJSON(data []byte) error {
 	var pairs [][]int64
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -1,9 +1,6 @@
-// Package human formats what retrysim prints for people to read: durations
-// as people write them (24h, 1h30m, 250ms), counts with thousands
-// separators (5,078), counted nouns in the right number (1 replicate,
-// 2 replicates), memory in GiB or MiB, and lists (a, b and c). It is the
-// one place that style is decided, for the table formats, titles, help and
-// messages; it is not for csv or json, which print numbers raw.
+// Package human formats what retrysim prints for people to read (durations as people write
+// them, counts with thousands separators, counted nouns, memory, lists): the one place that
+// style is decided; csv and json print numbers raw.
 package human
 
 import (
@@ -15,9 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// Duration is d as people write it: time.Duration's form without its zero
-// units, 24h not 24h0m0s, 1h30m not 1h30m0s, 1m not 1m0s; 250ms, 2.5s and
-// 0s as time.Duration prints them. time.ParseDuration reads it back.
+// Duration is d without its zero units (24h, 1h30m, 250ms), which time.ParseDuration reads.
 func Duration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
@@ -37,10 +32,8 @@ func Group(n int64) string {
 	return Digits(strconv.FormatInt(n, 10))
 }
 
-// Digits is s with thousands separators in the whole part of its first
-// number: "5022.7" as "5,022.7", "-12345%" as "-12,345%"; a number of four
-// or more digits after the point is left alone there, and s without a
-// number is returned as it is.
+// Digits is s with thousands separators in the whole part of its first number ("5022.7" as
+// "5,022.7"); s without a number is returned as it is.
 func Digits(s string) string {
 	start := strings.IndexFunc(s, isDigit)
 	if start < 0 {
@@ -68,9 +61,7 @@ func Digits(s string) string {
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
-// Count is n and noun, the noun in the plural unless n is 1 (Plural), n
-// with thousands separators: "1 replicate", "0 rounds", "1,000 jobs",
-// "2 deliveries".
+// Count is n with thousands separators and noun, plural unless n is 1: "1,000 jobs".
 func Count(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
@@ -78,8 +69,7 @@ func Count(n int64, noun string) string {
 	return Group(n) + " " + Plural(noun)
 }
 
-// Plural is an English noun's regular plural: +es after s, x, ch and sh
-// (processes), y after a consonant as ies (deliveries), else +s.
+// Plural is an English noun's regular plural (processes, deliveries, jobs).
 func Plural(noun string) string {
 	switch {
 	case strings.HasSuffix(noun, "s"), strings.HasSuffix(noun, "x"), strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"):
@@ -90,10 +80,7 @@ func Plural(noun string) string {
 	return noun + "s"
 }
 
-// Durations is s with every word that is a Go duration ("24h0m0s", the
-// text a setting's String gives) written as Duration writes it: "fixed
-// 1m0s" as "fixed 1m". A word is what spaces separate, less a trailing
-// comma, semicolon or parenthesis.
+// Durations is s with every word that is a Go duration as Duration writes it.
 func Durations(s string) string {
 	words := strings.Split(s, " ")
 	for i, w := range words {
@@ -108,8 +95,7 @@ func Durations(s string) string {
 	return strings.Join(words, " ")
 }
 
-// Article is noun with "a" or, before a vowel's letter, "an": "an
-// independent", "a queue".
+// Article is noun with "a" or, before a vowel's letter, "an".
 func Article(noun string) string {
 	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
 		return "an " + noun
@@ -133,15 +119,13 @@ func And(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
-// Wrap breaks text into lines of at most width columns (a word longer than
-// a line stands alone), each starting with indent and ending with a newline.
+// Wrap breaks text into lines of at most width columns, each starting with indent.
 func Wrap(text, indent string, width int) string {
 	return Fill(strings.Fields(text), indent, indent, width)
 }
 
-// Fill puts words on lines of at most width columns, a space between two
-// (a word longer than a line stands alone), the first line starting with
-// first and every other with rest, each ending with a newline.
+// Fill puts words on lines of at most width columns (a longer word alone), the first line
+// starting with first and the others with rest, each ending with a newline.
 func Fill(words []string, first, rest string, width int) string {
 	var b strings.Builder
 	line, indent := first, first

@@ -1,15 +1,7 @@
-// Package jobqueue is, as data, what five job queues and workflow engines do
-// by default with a job that fails: how many tries it gets, the wait before
-// each retry, and what becomes of it after the last; for Amazon SQS also the
-// visibility timeout, the retention period and the bounds of its queue
-// attributes. Each value names the upstream file or page and the version it
-// is read from, so that a model of a worker fleet can start from the real
-// defaults and a test can hold them to their sources.
-//
-// The waits themselves are package backoff's schedules; this package holds
-// what is not a wait (attempt limits, dead sets, leases, retention), which
-// backoff, a set of pure functions from attempt and draw to a wait, does not
-// model.
+// Package jobqueue is, as data, what five job queues and workflow engines do by default
+// with a job that fails: its tries, the wait before each retry (a backoff schedule), what
+// becomes of it after the last, and for Amazon SQS the visibility timeout and retention.
+// Each value names the upstream file or page and version it is read from.
 package jobqueue
 
 import (
@@ -18,57 +10,39 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 )
 
-// Unlimited is the MaxAttempts of a queue that sets no limit on the count of
-// tries, as Temporal writes its own (a MaximumAttempts of 0).
+// Unlimited is the MaxAttempts of a queue with no limit on tries (Temporal's 0).
 const Unlimited = 0
 
 // Defaults is a job queue's default handling of a failed job.
 type Defaults struct {
-	// Name is the queue as the presets spell it: sidekiq, river, oban,
-	// temporal or sqs.
+	// Name is the queue as the presets spell it.
 	Name string
-	// Source is the upstream repository and files, or documentation pages,
-	// the values are read from.
-	Source string
-	// Version is the release (or, for a service, the documentation) the
-	// values are read at.
+	// Source is the upstream files or pages, Version the release, the values are read at.
+	Source  string
 	Version string
-	// MaxAttempts is the tries a job gets in all, the first included;
-	// Unlimited for no limit on their count.
+	// MaxAttempts is the tries a job gets in all, the first included, or Unlimited.
 	MaxAttempts int
-	// Schedule is the wait from a failed try to the next; the zero Policy
-	// (no wait) for SQS, where a message not deleted is received again once
-	// Visibility has passed since its receive, whenever the try failed.
+	// Schedule is the wait from a failed try to the next; none for SQS, which redelivers
+	// once Visibility has passed.
 	Schedule backoff.Schedule
-	// Visibility is, for SQS, how long a received message stays hidden
-	// from other receives unless its consumer deletes it or extends the
-	// timeout; 0 for the queues that schedule a retry when a try fails.
+	// Visibility is, for SQS, how long a received message stays hidden; 0 for the others.
 	Visibility time.Duration
-	// Retention is how long the queue keeps a message, whatever becomes
-	// of it, before it deletes it; 0 for no such limit.
+	// Retention is how long the queue keeps a message; 0 for no limit.
 	Retention time.Duration
 	// DeadLetter says what becomes of a job after its last try.
 	DeadLetter string
-	// DeadMax is the most jobs the dead set keeps, the oldest dropped
-	// first; 0 for no bound.
+	// DeadMax is the most jobs the dead set keeps, the oldest dropped first; 0 for no bound.
 	DeadMax int
-	// DeadFor is how long a dead job is kept; 0 for as long as nothing
-	// deletes it.
+	// DeadFor is how long a dead job is kept; 0 until something deletes it.
 	DeadFor time.Duration
 }
 
 // day is 24 hours, the unit the sources write their periods in.
 const day = 24 * time.Hour
 
-// Sidekiq is Sidekiq 8's default job retry (v8.1.7): 25 retries after the
-// first try (job_retry.rb: DEFAULT_MAX_RETRY_ATTEMPTS = 25, a job whose
-// retry_count, from 0, reaches it is exhausted) on backoff.Sidekiq, then
-// the dead set (config.rb: dead_max_jobs 10_000, dead_timeout_in_seconds
-// 180 days, "6 months"). Each death trims the set (job_retry.rb
-// send_to_morgue): ZREMRANGEBYSCORE drops the jobs dead for more than 180
-// days, and ZREMRANGEBYRANK dead 0 -10000, both ends included, the oldest
-// until 9,999 remain: so the set keeps at most 9,999 jobs, and a job dead
-// for 180 days goes at the next death, not at once.
+// Sidekiq is Sidekiq 8's default job retry (v8.1.7, job_retry.rb, config.rb): 25 retries
+// after the first try on backoff.Sidekiq, then the dead set, which each death trims
+// (send_to_morgue) to jobs dead under 180 days and to 9,999 jobs.
 func Sidekiq() Defaults {
 	return Defaults{
 		Name:        "sidekiq",
@@ -82,11 +56,7 @@ func Sidekiq() Defaults {
 	}
 }
 
-// River is River's default (v0.43.0): MaxAttempts 25, the first try
-// included (rivercommon.MaxAttemptsDefault; the executor discards a job
-// whose Attempt reaches MaxAttempts) on backoff.River, then the job is
-// discarded, and the job cleaner deletes discarded jobs after 7 days
-// (DiscardedJobRetentionPeriod).
+// River is River's default (v0.43.0): MaxAttempts 25 on backoff.River, kept discarded 7 days.
 func River() Defaults {
 	return Defaults{
 		Name: "river",
@@ -100,10 +70,7 @@ func River() Defaults {
 	}
 }
 
-// Oban is Oban's default worker (v2.23.1): max_attempts 20, the first try
-// included (Oban.Job's field default; a job whose attempt reaches
-// max_attempts is exhausted) on backoff.Oban, then the job is discarded and
-// kept: no plugin prunes it by default (Oban.Config's plugins: []).
+// Oban is Oban's default worker (v2.23.1): max_attempts 20 on backoff.Oban, then discarded.
 func Oban() Defaults {
 	return Defaults{
 		Name:        "oban",
@@ -115,10 +82,8 @@ func Oban() Defaults {
 	}
 }
 
-// Temporal is Temporal's default activity retry policy (server v1.31.2,
-// sdk-go v1.48.0): MaximumAttempts 0, no limit on the tries, which only the
-// activity's ScheduleToCloseTimeout (unlimited by default) ends, on
-// backoff.Temporal; a last failure goes back to the workflow, which decides.
+// Temporal is Temporal's default activity retry policy (server v1.31.2, sdk-go v1.48.0):
+// no limit on the tries, on backoff.Temporal; a last failure goes back to the workflow.
 func Temporal() Defaults {
 	return Defaults{
 		Name: "temporal",
@@ -131,11 +96,8 @@ func Temporal() Defaults {
 	}
 }
 
-// SQS is an Amazon SQS standard queue as created with no attributes: a
-// visibility timeout of 30 s, a retention period of 4 days, and no redrive
-// policy, so a message not deleted is received again every visibility
-// timeout until its retention runs out; with a redrive policy it moves to
-// the dead-letter queue once its receives exceed maxReceiveCount (SQSLimits).
+// SQS is an Amazon SQS standard queue as created with no attributes: a visibility timeout
+// of 30 s, a retention period of 4 days, and no redrive policy.
 func SQS() Defaults {
 	return Defaults{
 		Name: "sqs",
@@ -146,46 +108,5 @@ func SQS() Defaults {
 		Visibility:  30 * time.Second,
 		Retention:   4 * day,
 		DeadLetter:  "deleted when its retention period runs out; with a redrive policy, moved to the dead-letter queue after maxReceiveCount receives",
-	}
-}
-
-// All is every queue's defaults, in the order sidekiq, river, oban,
-// temporal, sqs: a fresh slice each call.
-func All() []Defaults {
-	return []Defaults{Sidekiq(), River(), Oban(), Temporal(), SQS()}
-}
-
-// Limits are the bounds Amazon SQS puts on a queue's attributes, from the
-// sources SQS names: each value is accepted from its Min to its Max, both
-// included.
-type Limits struct {
-	// VisibilityMax is the longest visibility timeout (VisibilityTimeout,
-	// 0 to 43,200 s); a message's timeout extended by
-	// ChangeMessageVisibility cannot pass it either.
-	VisibilityMax time.Duration
-	// RetentionMin and RetentionMax bound MessageRetentionPeriod (60 to
-	// 1,209,600 s).
-	RetentionMin, RetentionMax time.Duration
-	// DelayMax is the longest delay of a delay queue (DelaySeconds, 0 to
-	// 900 s, 0 by default).
-	DelayMax time.Duration
-	// MaxReceiveMin and MaxReceiveMax bound a redrive policy's
-	// maxReceiveCount, the receives a message gets before it moves to the
-	// dead-letter queue.
-	MaxReceiveMin, MaxReceiveMax int
-}
-
-// SQSLimits is the bounds of an SQS queue's attributes: the API
-// Reference's SetQueueAttributes for the visibility timeout, retention and
-// delay, the Developer Guide's "Configuring a dead-letter queue (console)"
-// for maxReceiveCount ("a value between 1 and 1,000").
-func SQSLimits() Limits {
-	return Limits{
-		VisibilityMax: 12 * time.Hour,
-		RetentionMin:  time.Minute,
-		RetentionMax:  14 * day,
-		DelayMax:      15 * time.Minute,
-		MaxReceiveMin: 1,
-		MaxReceiveMax: 1000,
 	}
 }

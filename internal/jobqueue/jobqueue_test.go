@@ -129,3 +129,44 @@ func TestRetriesWait(t *testing.T) {
 		}
 	}
 }
+
+// All is every queue's defaults, in the order sidekiq, river, oban,
+// temporal, sqs: a fresh slice each call.
+func All() []Defaults {
+	return []Defaults{Sidekiq(), River(), Oban(), Temporal(), SQS()}
+}
+
+// Limits are the bounds Amazon SQS puts on a queue's attributes, from the
+// sources SQS names: each value is accepted from its Min to its Max, both
+// included.
+type Limits struct {
+	// VisibilityMax is the longest visibility timeout (VisibilityTimeout,
+	// 0 to 43,200 s); a message's timeout extended by
+	// ChangeMessageVisibility cannot pass it either.
+	VisibilityMax time.Duration
+	// RetentionMin and RetentionMax bound MessageRetentionPeriod (60 to
+	// 1,209,600 s).
+	RetentionMin, RetentionMax time.Duration
+	// DelayMax is the longest delay of a delay queue (DelaySeconds, 0 to
+	// 900 s, 0 by default).
+	DelayMax time.Duration
+	// MaxReceiveMin and MaxReceiveMax bound a redrive policy's
+	// maxReceiveCount, the receives a message gets before it moves to the
+	// dead-letter queue.
+	MaxReceiveMin, MaxReceiveMax int
+}
+
+// SQSLimits is the bounds of an SQS queue's attributes: the API
+// Reference's SetQueueAttributes for the visibility timeout, retention and
+// delay, the Developer Guide's "Configuring a dead-letter queue (console)"
+// for maxReceiveCount ("a value between 1 and 1,000").
+func SQSLimits() Limits {
+	return Limits{
+		VisibilityMax: 12 * time.Hour,
+		RetentionMin:  time.Minute,
+		RetentionMax:  14 * day,
+		DelayMax:      15 * time.Minute,
+		MaxReceiveMin: 1,
+		MaxReceiveMax: 1000,
+	}
+}

@@ -7,10 +7,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Backoff reports the first thing wrong with b as a *schema.FieldError
-// naming its field (policy, base, cap): each duration held to
-// not negative and at most MaxDuration, then backoff.Schedule.Check: a step's
-// own backoff and a scenario file's.
+// Backoff reports the first thing wrong with b as a *schema.FieldError naming its field
+// (policy, base, cap): durations within [0, MaxDuration], then backoff.Schedule.Check.
 func Backoff(b backoff.Schedule) error {
 	for _, d := range []struct {
 		field string

@@ -1,6 +1,5 @@
-// Package limits holds the checks every model's settings share (a duration
-// within MaxDuration, a probability in [0, 1], a lease longer than 0s) and
-// virtual time's arithmetic, which saturates instead of wrapping.
+// Package limits holds the checks every model's settings share and virtual time's
+// arithmetic, which saturates instead of wrapping.
 package limits
 
 import (
@@ -12,21 +11,14 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// MaxJobs is the most jobs a job-model run has (retrysim.MaxJobs), so that
-// no counter can overflow.
+// MaxJobs is the most jobs a job-model run has, so that no counter can overflow.
 const MaxJobs = 1_000_000_000_000
 
-// MaxAttempts bounds the calls any retry loop of a job may make, a step's own
-// included, so that no counter can overflow (retrysim.MaxAttempts is it).
+// MaxAttempts bounds the calls any retry loop of a job may make, a step's own included.
 const MaxAttempts = 1000
 
-// MaxDuration bounds every duration a run is given, from the flags and from
-// scenario files alike: latencies, backoff base and cap, TTL, lease,
-// visibility timeout, repeat delay. A year is past any timeout or key life
-// worth simulating. Virtual time still adds many such durations (up to 64
-// steps x 1000 attempts x 1000 deliveries); a sum past what time.Duration
-// holds saturates, and the job's completion shows as past the
-// completion histogram's range, never as a wrapped value.
+// MaxDuration bounds every duration a run is given, from flags and files alike: a year is
+// past any timeout or key life worth simulating. Sums past time.Duration saturate.
 const MaxDuration = 8760 * time.Hour // the command's help and the README say 8760h
 
 // Duration refuses a duration that is negative or longer than MaxDuration.
@@ -48,9 +40,7 @@ func Probability(p float64) error {
 	return nil
 }
 
-// Lease refuses a lease that is not longer than 0s, for the delivery model's
-// lease store, a fleet's and the race harness's lease mode alike: one bound,
-// one message.
+// Lease refuses a lease not longer than 0s: one bound, one message, for every lease mode.
 func Lease(d time.Duration) error {
 	if d <= 0 {
 		return errors.New("a lease must be longer than 0s (one that ran out at once would hold nothing)")
@@ -58,8 +48,7 @@ func Lease(d time.Duration) error {
 	return nil
 }
 
-// Later is t + d for durations that are not negative, saturated at the
-// longest time.Duration instead of wrapping to a negative time.
+// Later is t + d for non-negative durations, saturated at the longest time.Duration.
 func Later(t, d time.Duration) time.Duration {
 	if t > math.MaxInt64-d {
 		return math.MaxInt64
@@ -67,8 +56,7 @@ func Later(t, d time.Duration) time.Duration {
 	return t + d
 }
 
-// Times is n x d for a duration and a count that are not negative, saturated
-// at the longest time.Duration as Later is.
+// Times is n x d for a non-negative duration and count, saturated as Later is.
 func Times(d time.Duration, n int) time.Duration {
 	if n > 0 && d > math.MaxInt64/time.Duration(n) {
 		return math.MaxInt64

@@ -1,7 +1,6 @@
 package limits
 
-// Limits on a fleet run, checked by fleet's Config.Check before any work, so
-// a mistyped flag cannot start an hour-long or memory-filling run.
+// Limits on a fleet run, checked before any work.
 const (
 	// FleetDuration is the longest run in seconds; the series holds a row a second.
 	FleetDuration = 3600
@@ -20,28 +19,21 @@ const (
 	FleetSeconds = 86400
 	// FleetReplicates bounds the replicates of a run.
 	FleetReplicates = 1000
-	// FleetSeriesSeconds bounds replicates x duration: every replicate's
-	// series is kept until the run's are averaged in replicate order (88
-	// bytes a second, so 32 MB a run at the bound).
+	// FleetSeriesSeconds bounds replicates x duration of the series kept until averaged (88
+	// bytes a second: 32 MB a run).
 	FleetSeriesSeconds = 360_000
-	// FleetHedges bounds the hedges of an attempt (the copies of an attempt
-	// are bits of a 16-bit set).
+	// FleetHedges bounds the hedges of an attempt (a 16-bit set of copies).
 	FleetHedges = 15
 	// FleetOrbit bounds fleetdata.Memoryless's Orbit.
 	FleetOrbit = 1_000_000
 )
 
-// Limits on what a command's fleet runs may cost, checked by fleet's
-// CheckCost before any work against the bounds Config.Cost computes from the
-// settings alone.
+// Limits on what a command's fleet runs may cost, checked before any work.
 const (
-	// FleetEvents bounds the events of every run and replicate together: at
-	// the engine's 4 to 5 million events a CPU second, about 40 CPU
-	// minutes at worst (20 on two cores).
+	// FleetEvents bounds the events of every run and replicate together: about 40 CPU minutes.
 	FleetEvents = 1e10
-	// FleetBytes bounds the memory the runs hold at once: the replicates
-	// running at once (one a worker) and every replicate's series, kept
-	// until the run's are averaged.
+	// FleetBytes bounds the memory the runs hold at once: the running replicates and every
+	// replicate's series.
 	FleetBytes = 4 << 30
 )
 
@@ -53,8 +45,7 @@ const (
 	PolicyBudgetRatio = 1000
 	// PolicyMinTTL and PolicyMaxTTL bound Finagle's ttl, in seconds (its own bounds).
 	PolicyMinTTL, PolicyMaxTTL = 1, 60
-	// PolicyWindow bounds the sliding breaker's counts (window, minimum
-	// calls, half-open calls): its window keeps one entry an outcome.
+	// PolicyWindow bounds the sliding breaker's counts (window, minimum and half-open calls).
 	PolicyWindow = 1_000_000
 	// PolicyK bounds the SRE throttle's K.
 	PolicyK = 1000
@@ -68,15 +59,13 @@ const (
 	GraphCalls = 256
 	// GraphFanout bounds the calls of one service.
 	GraphFanout = 16
-	// GraphDepth bounds the longest chain of services a request can go
-	// through, the service it enters at included.
+	// GraphDepth bounds the longest chain of services a request can go through.
 	GraphDepth = 8
 	// GraphEntries bounds the entries (arrival processes) of a graph.
 	GraphEntries = 16
 )
 
-// DeliveryDeliveries and DeliveryCrashes bound the delivery model's
-// MaxDeliveries and MaxCrashes, so that one job's event loop stays small.
+// DeliveryDeliveries and DeliveryCrashes bound delivery's MaxDeliveries and MaxCrashes.
 const (
 	DeliveryDeliveries = 1000
 	DeliveryCrashes    = 1000

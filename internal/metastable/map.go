@@ -1,10 +1,6 @@
-// Package metastable asks whether a fleet model is metastable: the map of
-// its recovery over a trigger's size and duration and the base load (Map,
-// RunMap), and multilevel splitting (Splitting) for the probability of a
-// rare event of a Memoryless run, such as its orbit filling, which crude
-// replicates would take too long to see. It runs the fleet engine; it is
-// neither the engine (package fleet) nor its exact chain (package
-// internal/chain).
+// Package metastable asks whether a fleet model is metastable: the map of its recovery over
+// a trigger's size and duration and the base load, and multilevel splitting for a rare
+// event of a Memoryless run. It runs the fleet engine; it is neither it nor internal/chain.
 package metastable
 
 import (
@@ -31,18 +27,13 @@ const (
 	MaxMapAxis = 100
 )
 
-// MapPolicy is one client policy a map is drawn for: a name and the
-// backoff its client waits before a retry (the rest of the client is the
-// map's Base).
+// MapPolicy is a policy a map is drawn for: a name and its client's backoff.
 type MapPolicy struct {
 	Name    string
 	Backoff backoff.Schedule
 }
 
-// MapPolicies are the policies a map can be drawn for: the two clients of
-// Brooker's collapse runs (brooker-collapse), no_backoff and
-// backoff_and_jitter (a wait uniform in [0, b], b = 20 s doubling, with no
-// cap), in that order.
+// MapPolicies are brooker-collapse's no_backoff and backoff_and_jitter, in that order.
 func MapPolicies() []MapPolicy {
 	return []MapPolicy{
 		{Name: "no_backoff"},
@@ -50,36 +41,25 @@ func MapPolicies() []MapPolicy {
 	}
 }
 
-// Map is a grid of runs over a trigger's size and duration and the base
-// load, for one or more policies: the probability of recovery in each cell
-// (a cell one run) maps where the model is stable (it recovers from any
-// trigger), vulnerable (it recovers from small ones) and metastable (it
-// stays collapsed after a large one).
+// Map is a grid of runs, one a cell, over a trigger's size and duration and the base load,
+// for one or more policies.
 type Map struct {
-	// Base is every cell's model: its server, network and client but for
-	// the backoff; the map sets its load and outage.
+	// Base is every cell's model but for the backoff, load and outage.
 	Base fleet.Config
-	// Outage makes the trigger an outage of Base.Outage.Mode from From for
-	// each of Lengths (Heights unused, one value 0); otherwise it is a
-	// spike to each of Heights requests a second from From for each of
-	// Lengths.
+	// Outage makes the trigger an outage of Base.Outage.Mode for each of Lengths (Heights
+	// unused); otherwise a spike to each of Heights for each of Lengths, from From.
 	Outage bool
-	// Rates are the base loads and Heights the spike's rates, requests a
-	// second; Lengths are the spike's (or the outage's) durations.
+	// Rates are the base loads, Heights the spike's rates, Lengths the trigger's durations.
 	Rates, Heights []float64
 	Lengths        []time.Duration
 	Policies       []MapPolicy
-	// From is when the trigger starts, and After how long each run goes on
-	// after it ends (at least fleet.RecoveryWindow seconds, to judge).
+	// From is when the trigger starts, After how long each run goes on after it ends.
 	From, After time.Duration
 }
 
-// CollapseMap is the default map: Brooker's collapse server and client
-// (brooker-collapse: latency 1 s + 0.01 s a call in progress, network 0.1
-// s each way, a 3 s timeout, 3 tries), without backoff, a spike from 20 s
-// to 60 to 150 requests a second for 1 to 10 s over base loads of 10 to 50
-// a second, each run 120 s past the spike (a server that will drain gets
-// the time to, even from 1,500 extra calls at 10 a second): 100 cells.
+// CollapseMap is the default map: brooker-collapse's server and client without backoff, a
+// spike at 20 s to 60 to 150 a second for 1 to 10 s over base loads of 10 to 50, each run
+// 120 s past the spike: 100 cells.
 func CollapseMap() Map {
 	return Map{
 		Base: fleet.Config{
@@ -96,8 +76,7 @@ func CollapseMap() Map {
 	}
 }
 
-// Cells are the map's runs, policies outermost, then lengths, heights and
-// rates: each named "policy length height rate".
+// Cells are the map's runs, policies outermost, each named "policy length height rate".
 func (m Map) Cells() []fleet.Config {
 	var cells []fleet.Config
 	for _, p := range m.Policies {
@@ -124,12 +103,9 @@ func (m Map) Cells() []fleet.Config {
 	return cells
 }
 
-// Check refuses a map with an empty or too long axis, too many cells, a
-// run too short to judge, or a cell that fleet.Config.Check refuses, as a
-// *FieldError naming the map's field by its path: rates, heights,
-// lengths, policies, from or after; the four axes together (Fields) for
-// too many cells; and a cell's own setting under cells[NAME]
-// (cells[no_backoff spike 1s to 60 rate 10].duration).
+// Check refuses a map with an empty or too long axis, too many cells, a run too short to
+// judge, or a cell fleet.Config.Check refuses, as a *FieldError naming the path (a cell's
+// own setting under cells[NAME]).
 func (m Map) Check() error {
 	axes := []struct {
 		path string
@@ -171,16 +147,13 @@ func (m Map) Check() error {
 	return nil
 }
 
-// MapCell is one cell's outcome: its run and each judged replicate's
-// recovery, in replicate order (a replicate too short to judge left out).
+// MapCell is one cell's outcome: its run and each judged replicate's recovery.
 type MapCell struct {
 	Config       fleet.Config
 	Observations []stats.Observation
 }
 
-// Share is the share of the cell's judged replicates that recovered, with
-// its 95% Wilson score interval; its Count is the replicates that
-// recovered.
+// Share is the share of the cell's judged replicates that recovered (95% Wilson interval).
 func (c MapCell) Share() schema.Estimate {
 	k := 0
 	for _, o := range c.Observations {
@@ -194,8 +167,7 @@ func (c MapCell) Share() schema.Estimate {
 // RecoveryTime is the cell's Kaplan-Meier quartiles of the time to recover.
 func (c MapCell) RecoveryTime() stats.Quartiles { return stats.KaplanMeier(c.Observations).Quartiles() }
 
-// RunMap runs the cells of cfgs (Map.Cells, or a shard's slice of them) as
-// fleet.Run does, keeping of each only its replicates' recoveries.
+// RunMap runs the cells of cfgs as fleet.Run does, keeping only their recoveries.
 func RunMap(ctx context.Context, cfgs []fleet.Config, opt fleet.Options) ([]MapCell, error) {
 	res, err := fleet.Run(ctx, cfgs, opt)
 	if err != nil {

@@ -17,23 +17,15 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// MaxEffort bounds Splitting.Effort: every path that reaches a level is
-// kept, a replicate's whole state, until the next level's paths are run.
+// MaxEffort bounds Splitting.Effort, every path kept being a replicate's whole state.
 const MaxEffort = 100_000
 
-// Splitting is fixed-effort multilevel splitting of a Memoryless run, for the
-// probability of a rare event: the importance of the state reaching the last
-// of Levels by virtual time Horizon. Effort paths start at time 0; those
-// that reach Levels[0] by Horizon are kept, stopped where they reached it;
-// Effort paths then go on from them (path j from the j-th modulo their
-// number, each split on a seed of its own), and so on up the levels. The
-// estimate is the product of the shares that reached each level: unbiased,
-// because each path goes on from the whole state of the engine (events
-// already drawn included), with which the run is Markov. The seeds are
-// fixed by Seed, so the estimate is reproducible.
+// Splitting is fixed-effort multilevel splitting of a Memoryless run, for the probability
+// that the importance reaches the last of Levels by Horizon: Effort paths a level, each
+// going on from the whole engine state of a path that reached the level before, on a seed
+// of its own. The estimate, the product of the levels' shares, is unbiased and reproducible.
 type Splitting struct {
-	// Importance scores a state; Levels are increasing scores, the last
-	// the rare event.
+	// Importance scores a state; Levels are increasing scores, the last the rare event.
 	Importance func(fleetdata.MarkovState) int
 	Levels     []int
 	Horizon    float64
@@ -43,17 +35,14 @@ type Splitting struct {
 
 // SplitEstimate is what a Splitting found.
 type SplitEstimate struct {
-	// P is the estimate; Shares the share of each level's paths that
-	// reached the level (the first from time 0), 0 for those not run
-	// once a level is reached by none.
+	// P is the estimate; Shares each level's share of paths that reached it (0 once none did).
 	P      float64
 	Shares []float64
 	// Events counts the events every path processed: the work it took.
 	Events int64
 }
 
-// Estimate runs the splitting on cfg, which must have passed Check with
-// Memoryless on.
+// Estimate runs the splitting on cfg, checked with Memoryless on.
 func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstimate, error) {
 	if !fleetrun.Memoryless(cfg).On {
 		return SplitEstimate{}, pathtext.Errorf("memoryless.on", "splitting needs a Memoryless run")
@@ -102,17 +91,13 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstim
 	return est, nil
 }
 
-// Bytes bounds the memory one splitting run on cfg holds at once: the paths
-// kept at a level, those reaching the next, and the one running.
+// Bytes bounds the memory one splitting run on cfg holds at once.
 func (sp Splitting) Bytes(cfg *fleet.Config) float64 {
 	return float64(2*sp.Effort+1) * fleetrun.PathBytes(cfg)
 }
 
-// CheckCost refuses, before any work, a splitting on cfg one run of which
-// would hold more than limits.FleetBytes, as a *FieldError naming effort, or horizon
-// when the paths' series make most of it. Repeat runs fewer splittings at
-// once than its workers where that many would not fit, so the workers
-// never decide whether a splitting is accepted.
+// CheckCost refuses a splitting on cfg one run of which would hold more than
+// limits.FleetBytes, as a *FieldError naming effort or horizon.
 func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 	b := sp.Bytes(cfg)
 	if b <= limits.FleetBytes {
@@ -126,15 +111,8 @@ func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleetrun.PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(limits.FleetBytes))}
 }
 
-// Repeat runs runs independent splittings, run r seeded by Seed and r
-// alone (as fleet.Run seeds replicate r), on up to workers goroutines; the
-// estimates are in run order, the same whatever the workers.
-func (sp Splitting) Repeat(ctx context.Context, cfg *fleet.Config, runs, workers int) ([]SplitEstimate, error) {
-	return sp.RepeatRuns(ctx, cfg, 0, runs, workers)
-}
-
-// RepeatRuns runs Repeat's runs lo to hi-1 alone, each the estimate Repeat
-// gives it, so that slices of the runs computed apart join into Repeat's.
+// RepeatRuns runs splittings lo to hi-1, run r seeded by Seed and r, on up to workers
+// goroutines; the estimates are the same whatever the workers or the slice.
 func (sp Splitting) RepeatRuns(ctx context.Context, cfg *fleet.Config, lo, hi, workers int) ([]SplitEstimate, error) {
 	runs := max(0, hi-lo)
 	out := make([]SplitEstimate, runs)

@@ -9,8 +9,7 @@ import (
 	"github.com/retrysim/retrysim/provider"
 )
 
-// z99 is the standard normal's 99th percentile, which ties a lognormal's p99
-// to its median.
+// z99 is the standard normal's 99th percentile, tying a lognormal's p99 to its median.
 const z99 = 2.3263478740408408
 
 // sampler is a latency ready to draw from: its lognormal's tables built once.
@@ -39,8 +38,7 @@ func (s sampler) draw(stream *rng.Stream) time.Duration {
 	return saturate(s.median * s.ln.Draw(stream))
 }
 
-// batch draws the latencies of a list of calls, in order, as their samplers'
-// draw would, in one loop.
+// batch draws the latencies of a list of calls in order, as their samplers would.
 type batch struct {
 	ls      []*rng.Lognormal
 	medians []float64
@@ -77,6 +75,5 @@ func saturate(ns float64) time.Duration {
 	return time.Duration(ns)
 }
 
-// maxLatency keeps a latency from a far tail within time.Duration, about 292
-// years: converting a larger float would wrap to a negative duration.
+// maxLatency keeps a far tail's latency within time.Duration, which a larger float wraps.
 const maxLatency = 1<<63 - 1<<10

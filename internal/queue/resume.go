@@ -5,9 +5,7 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// ResumeOf returns s's fast path, as strategy.Straight describes: Retry's
-// (jobsim.RetryResume), or a Straight's own Resume (nil if it has none);
-// nil for every other type, which the engines run only through Run.
+// ResumeOf returns s's fast path: Retry's, or a Straight's Resume; nil for every other type.
 func ResumeOf(s strategy.Strategy) func(c strategy.Calls, from int) bool {
 	switch v := s.(type) {
 	case strategy.Retry, *strategy.Retry:

@@ -1,6 +1,5 @@
-// Package queue is the delivery model's engine: a Runner runs one job's deliveries
-// through a queue's workers under a delivery.Config, the strategy at each
-// delivery, and says what the job did (Outcome).
+// Package queue is the delivery model's engine: a Runner runs one job's deliveries through
+// a queue's workers under a delivery.Config and says what the job did (Outcome).
 package queue
 
 import (
@@ -23,8 +22,7 @@ type inFlight struct {
 	live bool // false once it has acked, given up, died or been overtaken
 	// worker runs it, from its first operation to its end.
 	worker *worker
-	// pend says that an operation has ended and the next waits wait first;
-	// a Backoff after a failed call sets the wait in its place.
+	// pend says an operation has ended and the next waits wait first (or Backoff's wait).
 	pend     bool
 	wait     time.Duration
 	prevWait time.Duration // the last backoff, which decorrelated jitter builds on
@@ -59,21 +57,14 @@ type event struct {
 	idx  int
 }
 
-// Runner runs jobs through one strategy and one Config, reusing its state
-// from job to job. Each delivery runs the strategy on a worker of its own,
-// whose calls pause it until their virtual reply time: one delivery at a
-// time runs on the event loop's own goroutine (own), which runs the events
-// due before each of its pauses from inside it, and the deliveries that
-// start meanwhile run on coroutines. Most jobs are one delivery, which then
-// switches to no coroutine at all. It is not safe for concurrent use, and
-// Close frees its workers.
+// Runner runs jobs through one strategy and one Config, reusing its state from job to job:
+// one delivery at a time runs on the event loop's own goroutine (own), others on
+// coroutines, so most jobs switch to none. It is not safe for concurrent use.
 type Runner struct {
 	cfg   delivery.Config
 	store delivery.Store
 	s     strategy.Strategy
-	// resume is s's fast path (ResumeOf): only then are jobs
-	// settled. guard says s is not the built-in Retry: every Calls method
-	// it uses then looks at stop first, and unwinds it once stopped.
+	// resume is s's fast path (ResumeOf); guard says s is not Retry, unwound once stopped.
 	resume   func(c strategy.Calls, from int) bool
 	guard    bool
 	step     int // the step of the last Enter or Call, for a schema.PanicError
@@ -83,12 +74,9 @@ type Runner struct {
 	latency  []sampler
 	repeat   sampler // the delay of a repeated request
 	stream   *rng.Stream
-	// lat gives the calls' latencies, apart from the outcome draws. The
-	// first delivery's first call of the k-th step with a random latency
-	// takes first[k], drawn before the job starts, so that Clean can draw a
-	// clean job's latencies without running it; drawn says Clean has drawn
-	// them for the job Run is about to run, and called has a bit for each
-	// step the first delivery has called.
+	// lat draws the calls' latencies; the first delivery's first call of the k-th random
+	// step takes first[k], drawn before the job so that Clean can settle it. drawn says Clean
+	// drew them for the next Run; called has a bit for each step the first delivery called.
 	lat    *rng.Stream
 	batch  *batch
 	first  []time.Duration
@@ -113,29 +101,20 @@ type Runner struct {
 	delivered int          // the job's deliveries so far
 	fresh     provider.Key // the last fresh key handed out
 	succeeded bool
-	// end is when the job's last delivery stopped (acked, gave up, died or
-	// was overtaken) or its message was dead-lettered, whichever came last.
+	// end is when the job's last delivery stopped or its message was dead-lettered.
 	end time.Duration
-	// offLoop runs every delivery on a coroutine, never on the loop's
-	// goroutine: tests set it to check that this changes nothing. A field,
-	// not a package variable, so that tests may run in parallel.
+	// offLoop runs every delivery on a coroutine, for tests that check this changes nothing.
 	offLoop bool
-	// stop, once it reports true, ends the job in progress (StopWhen);
-	// popped counts the events popped since the last call of stop.
+	// stop, once it reports true, ends the job (StopWhen); popped counts events since.
 	stop   func() bool
 	popped int
 }
 
-// checkEvery is how many events a Runner pops between two calls of its stop
-// function: well under a millisecond's work, and one look per thousands of
-// events costs nothing measurable.
+// checkEvery is how many events a Runner pops between two calls of its stop function.
 const checkEvery = 1 << 12
 
-// NewRunner runs jobs of sc through s under cfg, calling the providers of j,
-// which draws from stream (the source j was made with), as the runner does
-// for everything but the calls' latencies: those come from lat. A strategy
-// that asks for a store (UsesStore) with no store configured keeps the Part
-// 5 store, After.
+// NewRunner runs jobs of sc through s under cfg, j's providers drawing from stream and
+// latencies from lat; a strategy that UsesStore with no store keeps the Part 5 store.
 func NewRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, j *jobsim.Job, stream, lat rand.Source) *Runner {
 	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: rng.StreamOf(stream), lat: rng.StreamOf(lat), keys: make([]record, len(sc.Steps)),
 		repeat: newSampler(cfg.RepeatDelay)}
@@ -166,12 +145,8 @@ func NewRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, j
 	return x
 }
 
-// cleanCuts are the cuts of the draws a job's first delivery takes when
-// nothing happens to it, in draw order: the repeated request's, then, at each
-// step, the crash's before the call (before-key, after-key), the call's own
-// (calls, the Job's), the crash's after the work, and last the crash's before
-// the ack. The crash and repeat draws are Float64s below a probability, which
-// rng.Threshold's cut decides as it does a draw's.
+// cleanCuts are the cuts of a clean first delivery's draws, in draw order: the repeat's,
+// then each step's crash points and call draws, and last the crash before the ack.
 func cleanCuts(cfg delivery.Config, sc provider.Scenario, calls []uint64) []uint64 {
 	var cuts []uint64
 	if cfg.RepeatP > 0 {
@@ -196,10 +171,7 @@ func cleanCuts(cfg delivery.Config, sc provider.Scenario, calls []uint64) []uint
 	return cuts
 }
 
-// Close ends the runner's workers. A Runner is not used after Close. A
-// delivery still in progress on a worker runs on, every operation failing,
-// to its end; a strategy that panics meanwhile (strategy.ErrStopped, or
-// anything else: the job is abandoned) ends it there, and Close goes on.
+// Close ends the runner's workers, each delivery in progress running on with every call failing.
 func (x *Runner) Close() {
 	for _, w := range x.workers {
 		func() {
@@ -213,33 +185,22 @@ func (x *Runner) Close() {
 // Strategy is the strategy the runner runs.
 func (x *Runner) Strategy() strategy.Strategy { return x.s }
 
-// Step is the step of the last Enter or Call of any delivery of the job in
-// progress, -1 before the first: the step a panic of the strategy
-// (schema.PanicError) happened at.
+// Step is the step of the last Enter or Call of the job in progress, -1 before the first.
 func (x *Runner) Step() int { return x.step }
 
-// check unwinds a strategy other than the built-in Retry, with
-// strategy.ErrStopped, once stop reports true: at every Calls method, so
-// that a strategy that never ends, or ends only with the run, cannot hold
-// the run up.
+// check unwinds a strategy other than Retry with strategy.ErrStopped once stop says so.
 func (x *Runner) check() {
 	if x.guard && x.stop != nil && x.stop() {
 		panic(strategy.ErrStopped)
 	}
 }
 
-// StopWhen makes the runner call stop every checkEvery events (nil: never)
-// and, once it reports true (a context is done), end the job it is running
-// and every later one at its first event: Run and RunFrom then return at
-// once with an outcome that means nothing, and the runner is fit only for
-// Close. A strategy other than the built-in Retry is also stopped at its
-// next Calls method, which panics with strategy.ErrStopped: Run and RunFrom
-// then panic with it, for the caller to recover.
+// StopWhen makes the runner call stop every checkEvery events (nil: never); once it reports
+// true, every job ends at once with an outcome that means nothing, a strategy other than
+// Retry panicking with strategy.ErrStopped, and the runner is fit only for Close.
 func (x *Runner) StopWhen(stop func() bool) { x.stop = stop }
 
-// stopped counts an event about to be popped and, every checkEvery events,
-// reports whether stop says to stop, ending the job if so (askStop). It is
-// small enough to be inlined at every event.
+// stopped counts an event about to be popped and every checkEvery events asks stop.
 func (x *Runner) stopped() bool {
 	if x.popped++; x.popped < checkEvery {
 		return false
@@ -247,8 +208,7 @@ func (x *Runner) stopped() bool {
 	return x.askStop()
 }
 
-// askStop is stopped's every checkEvery-th event: it asks stop and ends the
-// job if it says so.
+// askStop asks stop and ends the job if it says so.
 func (x *Runner) askStop() bool {
 	if x.stop == nil || !x.stop() {
 		x.popped = 0
@@ -263,32 +223,19 @@ func (x *Runner) askStop() bool {
 	return true
 }
 
-// Settles reports whether a job whose calls all succeed may be counted
-// without running it: whether the strategy is Straight, nothing but its
-// calls can happen to it (no repeats, no crashes) and its fixed latencies
-// alone end before the visibility timeout. Clean then tells, job by job,
-// whether it ends before the visibility timeout.
+// Settles reports whether a job whose calls all succeed may be counted without running
+// it: a Straight strategy, no repeats or crashes, and fixed latencies within visibility.
 func (x *Runner) Settles() bool {
 	return x.resume != nil && x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && x.fixed < x.cfg.Visibility
 }
 
-// Cuts returns the cuts of the draws a job's first delivery takes, in draw
-// order, when nothing happens to it: no repeated request, no crash, no failed
-// call and no lost reply, each draw at or above its cut. A job of a Straight
-// strategy (ResumeOf) whose draws are all clean is one delivery that
-// calls each step once, taking exactly these draws, and, if Clean says it
-// ends before the visibility timeout, may be counted without running it, as
-// Clean describes. Callers must not modify the slice.
+// Cuts returns the cuts of a clean first delivery's draws, in draw order; callers must not
+// modify the slice.
 func (x *Runner) Cuts() []uint64 { return x.cuts }
 
-// Clean draws the latencies of the next job's first delivery and reports how
-// long the job takes if its calls all succeed, and whether it then ends before
-// the visibility timeout. If it does, and Settles, such a job is one delivery
-// that calls each step once, as in the Part 5 model, taking the same draws;
-// its store, whatever the mode, finds no key and leaves none without its
-// work: the caller may count it without running it. If not, the next Run or
-// RunFrom takes the latencies drawn here, so a job sees the same draws
-// either way.
+// Clean draws the latencies of the next job's first delivery and reports how long it takes
+// if its calls all succeed and whether that is within the visibility timeout (then, if
+// Settles, it may be counted without running); the next Run takes these latencies.
 func (x *Runner) Clean() (time.Duration, bool) {
 	if len(x.first) == 0 {
 		return x.fixed, x.fixed < x.cfg.Visibility
@@ -324,12 +271,8 @@ func (x *Runner) Run() Outcome {
 	return x.loop()
 }
 
-// RunFrom runs a job of a Runner that Settles, whose first event is draw k of the Job's
-// Clean cuts. Until that draw's step, or the first provider that honours keys
-// if it comes sooner, the first delivery calls each step once and each call
-// succeeds: that start is counted from its draws and latencies (Job.Settle),
-// with the keys the store leaves for it, and the event loop goes on from
-// there. A start that outlasts the visibility timeout runs from time zero.
+// RunFrom runs a Settles job whose first event is draw k of the Job's Clean cuts, its clean
+// start counted from its draws (Job.Settle); one past the visibility timeout runs from zero.
 func (x *Runner) RunFrom(k int) Outcome {
 	x.reset()
 	from, draws := x.j.Settle(k)
@@ -367,8 +310,7 @@ func (x *Runner) prefix(i int) time.Duration {
 	return x.first[x.rank[i]]
 }
 
-// reset starts a job at time zero with nothing pending, its first
-// delivery's latencies drawn.
+// reset starts a job at time zero with nothing pending, its first latencies drawn.
 func (x *Runner) reset() {
 	x.j.Reset()
 	x.now, x.seq, x.crashes, x.delivered, x.fresh, x.succeeded, x.end = 0, 0, 0, 0, provider.StepKey, false, 0
@@ -388,8 +330,7 @@ func (x *Runner) loop() Outcome {
 		x.now = e.at
 		x.handle(e)
 	}
-	// A timer left over from an acked message fires for nothing, and does
-	// not count: the job ended with its last delivery or dead letter.
+	// A timer left from an acked message fires for nothing and does not count.
 	out := Outcome{Failed: !x.succeeded, Deliveries: x.delivered, Completion: x.end}
 	for i, k := range x.keys {
 		if k.present && (x.store != delivery.Lease || k.doneStatus) && x.j.Done(i) == 0 {
@@ -422,10 +363,7 @@ func (x *Runner) handle(e event) {
 	}
 }
 
-// await suspends delivery d, which runs on the loop's goroutine, until at:
-// it runs the events due before, as loop would, and returns when it comes to
-// d's, as run would resume d's coroutine. Only one delivery runs there at a
-// time, so every other event it pops is another's.
+// await suspends delivery d, on the loop's goroutine, until at, running the events due before.
 func (x *Runner) await(d int, at time.Duration) {
 	x.push(at, stepEvent, d)
 	for {
@@ -443,9 +381,7 @@ func (x *Runner) await(d int, at time.Duration) {
 	}
 }
 
-// setLimit sets the time before which a delivery may go on without
-// suspending: the next pending event. Advancing a delivery pushes no
-// events, so it stays put.
+// setLimit sets the time before which a delivery may go on without suspending.
 func (x *Runner) setLimit() {
 	x.limit = time.Duration(1<<63 - 1)
 	if len(x.events) > 0 {
@@ -453,10 +389,8 @@ func (x *Runner) setLimit() {
 	}
 }
 
-// run advances delivery d on its worker: on its own while its next
-// operation comes strictly before every other pending event, through the
-// queue otherwise, so that deliveries at the same instant alternate. A
-// delivery that starts while own is free runs on own to its end.
+// run advances delivery d on its worker, through the queue once another event comes first;
+// a delivery starting while own is free runs on own to its end.
 func (x *Runner) run(d int) {
 	x.setLimit()
 	w := x.dl[d].worker
@@ -484,8 +418,7 @@ func (x *Runner) run(d int) {
 	x.end = max(x.end, x.now)
 }
 
-// crash reports whether delivery d's worker dies at point p, and ends it if
-// so. Its first test is small enough to inline, as most runs have no crashes.
+// crash reports whether delivery d's worker dies at point p, ending it if so (inlined).
 func (x *Runner) crash(d int, p delivery.CrashPoint) bool {
 	return x.cfg.CrashAt == p && x.cfg.CrashP > 0 && x.crashNow(d)
 }
@@ -546,12 +479,8 @@ func (x *Runner) pop() event {
 type Outcome struct {
 	Failed     bool
 	Deliveries int
-	// Lost reports a step whose work was never done although its key says
-	// so, whether or not the job failed.
+	// Lost reports a step whose key says done and whose work was never done.
 	Lost bool
-	// Completion is how long the job took: from its first enqueue until the
-	// last of its deliveries stopped (acked, gave up, died or was overtaken)
-	// or its message was dead-lettered, whichever came last. A visibility
-	// timer that fires after the ack is no part of it.
+	// Completion is until the last delivery stopped or the message was dead-lettered.
 	Completion time.Duration
 }

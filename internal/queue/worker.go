@@ -14,19 +14,13 @@ import (
 // idle is what a worker yields when its delivery has ended.
 const idle time.Duration = -1
 
-// worker runs deliveries, one after another, on a coroutine of its own, or,
-// for the Runner's own worker (direct), on the event loop's goroutine: the
-// strategy's Run is an ordinary synchronous function, and a Call or a
-// Backoff that must wait past the next pending event of the job suspends it
-// until the event loop comes back to it at that time. It is the
-// strategy.Calls of the delivery it runs, and all of the delivery model's
-// store, crashes, time and keys happen in its methods: what a delivery does
-// next is the strategy's alone.
+// worker runs deliveries one after another as their strategy.Calls, on a coroutine of its
+// own or, for the Runner's own worker (direct), on the event loop's goroutine; a Call or
+// Backoff that must wait past the next pending event suspends it until then.
 type worker struct {
 	x *Runner
 	d int
-	// direct says the worker runs on the loop's goroutine (Runner.await
-	// suspends it), and busy that it is running a delivery.
+	// direct says the worker runs on the loop's goroutine, busy that it runs a delivery.
 	direct, busy bool
 	yield        func(time.Duration) bool
 	resume       func() (time.Duration, bool)
@@ -77,8 +71,7 @@ func (w *worker) deliver() {
 	}
 }
 
-// pause lets wait pass: on this worker when nothing else is due before,
-// else by suspending it until the event loop reaches that time.
+// pause lets wait pass, suspending the worker if anything else is due before.
 func (w *worker) pause(wait time.Duration) {
 	x := w.x
 	at := limits.Later(x.now, wait)
@@ -120,17 +113,14 @@ func (w *worker) FreshKey() provider.Key {
 	return w.x.fresh
 }
 
-// Guarded reports whether Enter has a store to check or a crash point to
-// pass; without either it returns at once, and the call starts the step.
+// Guarded reports whether Enter has a store to check or a crash point to pass.
 func (w *worker) Guarded() bool {
 	w.x.check()
 	return w.x.store != delivery.NoStore || w.x.cfg.CrashP > 0
 }
 
-// Enter is a step's first operation: the crash point before the key, then
-// the store's check (and Loose's insert, an operation of its own so that a
-// race can split check and insert). With no store and no crashes there is
-// nothing to interleave before the call, which then starts this operation.
+// Enter is a step's first operation: the crash point before the key, then the store's
+// check (Loose's insert an operation of its own, so a race can split them).
 func (w *worker) Enter(i int) bool {
 	x, d := w.x, w.d
 	x.check()
@@ -181,12 +171,9 @@ func (w *worker) Enter(i int) bool {
 	return false
 }
 
-// Call is the crash point after the key, then the call, which takes its
-// latency (under Lease, its work commits with the key's done status at the
-// end of the call, and only while this delivery still holds the lease), then
-// an operation that sees the reply: on success the crash point after the
-// work and the After store's record. A delivery whose worker died sees
-// provider.NoReply.
+// Call is the crash point after the key, then the call over its latency (under Lease its
+// work commits only while this delivery holds the lease), then an operation that sees the
+// reply; a delivery whose worker died sees provider.NoReply.
 func (w *worker) Call(i int, key provider.Key) provider.Reply {
 	x, d := w.x, w.d
 	x.check()
@@ -202,8 +189,7 @@ func (w *worker) Call(i int, key provider.Key) provider.Reply {
 	if x.store == delivery.Lease {
 		w.pause(x.callLatency(d))
 		if k := x.keys[i]; !k.present || k.holder != d || k.doneStatus {
-			// Overtaken: the call ran and is paid for, its work rolls back,
-			// the holder does it; an unacked message comes back.
+			// Overtaken: paid for, its work rolls back, and the unacked message comes back.
 			x.j.RolledBack()
 			x.dl[d].live = false
 			return provider.NoReply
@@ -232,10 +218,7 @@ func (w *worker) Call(i int, key provider.Key) provider.Reply {
 	return provider.ReplyOK
 }
 
-// Backoff draws the wait before retry n of step i's loop (the whole job's
-// for -1) from the step's policy or the run's, and makes it the wait before
-// the delivery's next operation. A loop's first retry builds on no earlier
-// wait.
+// Backoff draws the wait before retry n of step i's loop (-1: the job's) as the next wait.
 func (w *worker) Backoff(i, n int) {
 	x, d := w.x, w.d
 	x.check()

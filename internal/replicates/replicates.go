@@ -1,6 +1,5 @@
-// Package replicates declares, once each, the kinds of run whose work is
-// replicates of runs (fleet, graph, workers), as the command's runs, sweeps
-// and shards and tune's searches take them; it runs nothing of its own.
+// Package replicates declares once each the kinds of run whose work is replicates of runs
+// (fleet, graph, workers); it runs nothing of its own.
 package replicates
 
 import (
@@ -14,25 +13,20 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 )
 
-// Kind is a kind of run of runs C, a replicate of one being P, its result
-// R. Its work is items: runs come perPoint to a point, and item k is
-// replicate k%replicates of every run of point k/replicates, as the run
-// makes it whichever slice of the items it is run in.
+// Kind is a kind of run of runs C, a replicate P, a result R. Its work is items: item k is
+// replicate k%replicates of every run of point k/replicates, runs perPoint a point.
 type Kind[C, P, R any] struct {
-	// run runs opts.Replicates replicates of each of runs, from the first
-	// (fleetrun.First); replicates are a result's, and result folds them.
+	// run runs opts.Replicates replicates of each of runs from fleetrun.First.
 	run        func(ctx context.Context, runs []C, opts fleet.Options) ([]R, error)
 	replicates func(R) []P
 	result     func(C, []P) R
 	// CheckReplicate refuses a replicate that run c does not make.
 	CheckReplicate func(c *C, p *P) error
-	// Name is a run's name; Keys are the figures of a row, which Rows
-	// gives of results.
+	// Name is a run's name; Keys are the figures of a row Rows gives.
 	Name func(C) string
 	Keys []string
 	Rows func([]R) []render.Figures
-	// Sweep is a sweep's output: the results, perPoint a point, of the
-	// points, the values of the settings swept.
+	// Sweep is a sweep's output of the results, perPoint a point.
 	Sweep func(h render.SweepHead, points [][]string, perPoint int, res []R) render.Runs
 }
 
@@ -48,8 +42,7 @@ func Graph() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
 	return withRows(graphRuns(), render.GraphTable(), fleetrun.Rows)
 }
 
-// Workers is retrysim workers' kind: graphs whose first entry is a queue,
-// a row a run.
+// Workers is retrysim workers' kind: a row a run.
 func Workers() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
 	return withRows(graphRuns(), render.WorkersTable(), fleetrun.WorkersRows)
 }
@@ -60,8 +53,7 @@ func graphRuns() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] 
 		result: fleetrun.GraphResult, CheckReplicate: fleetrun.CheckGraphReplicate, Name: func(g fleet.Graph) string { return g.Name }}
 }
 
-// withRows is k whose results' rows are of's, written as t writes them in
-// k's figures and sweeps.
+// withRows is k with its rows from of, written by t.
 func withRows[C, P, R, T any](k Kind[C, P, R], t render.Table[T], of func(R) []T) Kind[C, P, R] {
 	k.Keys = t.FigureKeys()
 	k.Rows = func(res []R) []render.Figures { return t.Figures(slices.Concat(byPoint(res, 1, of)...)) }
@@ -71,9 +63,7 @@ func withRows[C, P, R, T any](k Kind[C, P, R], t render.Table[T], of func(R) []T
 	return k
 }
 
-// Run runs items lo to hi-1 of runs, opts.Replicates (at least 1) a point,
-// in as few runs as the slice allows: a point cut by the slice's ends
-// alone, the points between together.
+// Run runs items lo to hi-1 of runs, in as few runs as the slice allows.
 func (k Kind[C, P, R]) Run(ctx context.Context, runs []C, perPoint int, opts fleet.Options, lo, hi int) ([][]P, error) {
 	reps := opts.Replicates
 	out := make([][]P, 0, hi-lo)
@@ -121,9 +111,8 @@ func (k Kind[C, P, R]) Fold(runs []C, perPoint int, items [][]P) []R {
 // summary is a fleet run's one row.
 func summary(r fleet.Result) []fleetdata.RunRow { return []fleetdata.RunRow{fleetrun.Summary(r)} }
 
-// Check refuses item k of runs, perPoint a point and replicates a point
-// (a shard's), unless it holds a replicate of each run of its point; its
-// refusal of the item's length is "N runs; " and want, of perPoint.
+// Check refuses item k of runs unless it holds a replicate of each run of its point; a
+// wrong length is "N runs; " and want, of perPoint.
 func (k Kind[C, P, R]) Check(runs []C, perPoint, replicates, item int, reps []P, want string) error {
 	if len(reps) != perPoint {
 		return fmt.Errorf("%d runs; "+want, len(reps), perPoint)

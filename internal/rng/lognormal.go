@@ -8,55 +8,35 @@ import (
 	"github.com/retrysim/retrysim/internal/dist"
 )
 
-// LognormalDrawn reports whether a latency of median and p99 takes a random
-// draw: it is lognormal when p99 is above a median above 0, and fixed (the
-// median) otherwise.
+// LognormalDrawn reports whether a latency of median and p99 is lognormal, not fixed.
 func LognormalDrawn(median, p99 time.Duration) bool { return p99 > median && median > 0 }
 
-// Lognormal draws e^(σZ) for a standard normal Z: a lognormal whose median is
-// 1. A latency for every call makes it the time model's main cost, so it
-// samples the density itself with a ziggurat (Marsaglia and Tsang, "The
-// Ziggurat Method for Generating Random Variables", 2000) instead of turning a
-// normal variate through an exponential.
-//
-// The density is unimodal, not monotone, so its ziggurat is made of
-// horizontal strips whose rectangles span both sides of the mode: strip i
-// lies between heights y[i] and y[i+1] over the interval where the density
-// reaches y[i]. All strips have the same area, the base strip being the
-// region under both the density and y[1], tails included. A draw's top 32
-// bits pick one of 1,024 strips (10 bits) and a position in its rectangle
-// (22 bits); a point under the next strip up is accepted at once, more than
-// 99 in 100 for σ up to 1, for one draw and a multiply-add. The others are tested against the density,
-// or drawn from a tail by Marsaglia's method for the normal's tail. A draw
-// reads only the top 32 bits of the stream's draws, which every generator
-// here fills.
+// Lognormal draws e^(σZ) for a standard normal Z, a lognormal of median 1, by a ziggurat
+// over its density (Marsaglia and Tsang, 2000): 1,024 equal-area horizontal strips that
+// span both sides of the mode, a draw's top 32 bits picking a strip (10 bits) and a
+// position (22 bits). More than 99 in 100 draws for σ up to 1 are accepted at once; the
+// others are tested against the density or drawn from a tail by Marsaglia's method.
 type Lognormal struct {
 	sigma float64
 	strip [strips]strip
 	wedge [strips]wedge
 	y     [strips + 1]float64
-	// tailL and tailR are the areas of the two tails beyond the base
-	// rectangle, whose ends are at e^(σ cutL) and e^(σ cutR).
+	// tailL and tailR are the tails' areas beyond the base rectangle's ends.
 	tailL, tailR float64
 	cutL, cutR   float64
 	logNorm      float64 // log(σ √(2π)), the density's constant
 }
 
-// strip is what a draw needs of its strip, together so that it reads one
-// cache line: the left end of the strip's rectangle, its width over the
-// number of positions (the base strip counts its tails as width, v/y[1]), and
-// the positions [lo, lo+n) that fall under the next strip up, accepted at once.
+// strip is what a draw needs of its strip, in one cache line: its rectangle's left end,
+// width over positions, and the positions [lo, lo+n) accepted at once.
 type strip struct {
 	left, step float64
 	lo, n      uint32
 }
 
-// wedge is what the density test needs of strip i: where the next strip up
-// begins and ends (in0, in1), the rectangle's right end, and on each side
-// whether the density is convex or concave between the two strips' ends.
-// There it lies below or above the chord from (rectangle end, y[i]) to
-// (inner end, y[i+1]), so a point on the far side of the chord is decided
-// without computing the density.
+// wedge is what the density test needs of strip i: the next strip's ends (in0, in1), the
+// rectangle's right end, and on each side whether the density is convex or concave there,
+// so that a point on the far side of the chord is decided without the density.
 type wedge struct {
 	in0, in1, hi          float64
 	leftCurve, rightCurve curve
@@ -79,8 +59,7 @@ const (
 	positions = 1 << (32 - stripBits)
 )
 
-// lognormals holds the tables made so far, by σ: a run builds them once
-// however many blocks, workers and steps share a σ.
+// lognormals holds the tables made so far, by σ, built once a run.
 var lognormals sync.Map
 
 // NewLognormal returns the sampler of e^(σZ); σ must be positive and finite.
@@ -98,8 +77,7 @@ func (l *Lognormal) density(x float64) float64 {
 	return math.Exp(-t*t/(2*l.sigma*l.sigma) - t - l.logNorm)
 }
 
-// span returns where the density equals y (at most its peak): with t = ln x
-// the density's logarithm is a quadratic in t, so each side has a closed form.
+// span returns where the density equals y (at most its peak), in closed form.
 func (l *Lognormal) span(y float64) (lo, hi float64) {
 	s2 := l.sigma * l.sigma
 	d := max(s2-2*(math.Log(y)+l.logNorm), 0)
@@ -110,10 +88,7 @@ func (l *Lognormal) span(y float64) (lo, hi float64) {
 func newLognormal(sigma float64) *Lognormal {
 	l := &Lognormal{sigma: sigma, logNorm: math.Log(sigma * math.Sqrt(2*math.Pi))}
 	peak := l.density(math.Exp(-sigma * sigma))
-	// top builds the strips from base height y1 and returns the height the
-	// last one reaches: too high (up to +Inf) when y1 is, as every strip's
-	// area grows with the base strip's. Bisection finds the y1 that ends
-	// exactly at the peak.
+	// top builds the strips from base height y1 and returns the last one's height.
 	top := func(y1 float64) float64 {
 		lo, hi := l.span(y1)
 		l.tailL = dist.NormalCDF(math.Log(lo) / sigma)
@@ -154,8 +129,7 @@ func newLognormal(sigma float64) *Lognormal {
 		st := &l.strip[i]
 		lo, hi := l.span(l.y[i])
 		st.left, st.step = lo, (hi-lo)/positions
-		// Positions under strip i+1, one in from each end so that rounding
-		// in left+u*step never accepts a point outside it.
+		// Positions under strip i+1, one in from each end so rounding never accepts outside.
 		in0, in1 := l.span(l.y[i+1])
 		first, last := math.Ceil((in0-lo)/st.step)+1, math.Floor((in1-lo)/st.step)-1
 		if i < strips-1 && first < last {
@@ -166,9 +140,8 @@ func newLognormal(sigma float64) *Lognormal {
 	return l
 }
 
-// curve tells how the density bends on [a, b]. With u = ln(x)/σ² + 1 its
-// second derivative has the sign of u² + u - 1/σ², whose roots are its two
-// inflection points.
+// curve tells how the density bends on [a, b], from its inflection points (the roots of
+// u² + u - 1/σ², u = ln(x)/σ² + 1).
 func (l *Lognormal) curve(a, b float64) curve {
 	s2 := l.sigma * l.sigma
 	r := math.Sqrt(1 + 4/s2)
@@ -203,9 +176,7 @@ func (l *Lognormal) fast(d uint64) (float64, bool) {
 	return st.left + float64(u)*st.step, u-st.lo < st.n
 }
 
-// Lognormals sets dst[k] to a variate of ls[k], in order, as that many Draw
-// calls would. A job draws one for each of its calls, so this reads them from
-// the stream's buffer in one loop while they fall under their strips.
+// Lognormals sets dst[k] to a variate of ls[k], in order, as that many Draw calls would.
 func Lognormals(ls []*Lognormal, s *Stream, dst []float64) {
 	for k := 0; k < len(ls); {
 		d := s.Peek(len(ls) - k)
@@ -226,8 +197,7 @@ func Lognormals(ls []*Lognormal, s *Stream, dst []float64) {
 	}
 }
 
-// slow finishes a point outside its strip's inner part: from a tail in the
-// base strip, else under the density or rejected.
+// slow finishes a point outside its strip's inner part: a tail, the density, or rejection.
 func (l *Lognormal) slow(s *Stream, d uint64) (float64, bool) {
 	bits := uint32(d >> 32)
 	i, u := bits&(strips-1), bits>>stripBits
@@ -249,8 +219,7 @@ func (l *Lognormal) slow(s *Stream, d uint64) (float64, bool) {
 	return x, l.y[i]+h*(l.y[i+1]-l.y[i]) < l.density(x)
 }
 
-// chord returns where the chord of strip i's wedge crosses x, as a fraction
-// of the strip's height, and how the density bends there.
+// chord returns where strip i's wedge's chord crosses x, as a fraction of its height.
 func (l *Lognormal) chord(i uint32, x float64) (float64, curve) {
 	st, w := &l.strip[i], &l.wedge[i]
 	switch {

@@ -6,8 +6,7 @@ type Mulberry32 struct {
 	a uint32
 }
 
-// NewMulberry32 seeds the generator as the article's seededRandom(seed) does
-// (JavaScript keeps the low 32 bits of the seed).
+// NewMulberry32 seeds the generator as the article's seededRandom(seed), its low 32 bits.
 func NewMulberry32(seed uint64) *Mulberry32 {
 	return &Mulberry32{a: uint32(seed)}
 }
@@ -32,8 +31,7 @@ func (m *Mulberry32) Fill(dst []uint64) {
 	m.a = a
 }
 
-// mulberry32Generator reproduces the article's simulation exactly. It has a
-// single stream, so jobs run in order and only strategies run in parallel.
+// mulberry32Generator reproduces the article's simulation exactly, on one stream.
 var mulberry32Generator = Generator{
 	Name:       "mulberry32",
 	Doc:        "the article's 32-bit generator; bit-exact with its table, one stream a seed",

@@ -16,8 +16,7 @@ func (p *pcg) Fill(dst []uint64) {
 	}
 }
 
-// pcgGenerator is the default: math/rand/v2's PCG, one independent stream for
-// every block of jobs, so runs split across any number of workers.
+// pcgGenerator is the default: math/rand/v2's PCG, a stream for every block of jobs.
 var pcgGenerator = Generator{
 	Name: "pcg",
 	Doc:  "math/rand/v2 PCG-DXSM; a stream per block of jobs",
@@ -37,9 +36,7 @@ func (p *xexpPCG) Fill(dst []uint64) {
 	}
 }
 
-// xexpGenerator is golang.org/x/exp/rand's PCGSource, which the project brief
-// named. That package is deprecated upstream in favour of math/rand/v2 and is
-// scheduled for deletion, so it is offered for comparison, never as the default.
+// xexpGenerator is golang.org/x/exp/rand's PCGSource, deprecated upstream: for comparison.
 var xexpGenerator = Generator{
 	Name: "xexp",
 	Doc:  "golang.org/x/exp/rand PCGSource (deprecated upstream: use pcg)",

@@ -1,16 +1,10 @@
-// Package rng holds the deterministic random streams the simulator draws from,
-// and the rule that says when a latency is lognormal.
+// Package rng holds the deterministic random streams the simulator draws from, and the
+// rule that says when a latency is lognormal.
 //
-// Every draw is a 64-bit fixed-point fraction: the value U stands for U/2^64 in
-// [0, 1). A generator whose native output is coarser (mulberry32 yields 32 bits,
-// the 64-bit PCGs are cut to 53 bits as math/rand/v2's Float64 does) is scaled so
-// that U/2^64 equals exactly the float the generator's own API would return. That
-// keeps comparisons such as "u < p" bit-exact with other implementations while the
-// hot path compares integers.
-//
-// This package never reads the clock or a global source: a stream is a pure
-// function of its generator, seed and block. It is not a general-purpose random
-// package; it offers only what the simulator needs.
+// Every draw is a 64-bit fixed-point fraction, U standing for U/2^64 in [0, 1), scaled so
+// that it equals exactly the float the generator's own API returns: "u < p" stays
+// bit-exact with other implementations while the hot path compares integers. A stream is
+// a pure function of its generator, seed and block; nothing here reads the clock.
 package rng
 
 import (
@@ -19,11 +13,8 @@ import (
 	"strings"
 )
 
-// Source is a deterministic generator of fractions. Fill overwrites dst with the
-// next len(dst) draws. A Source is not safe for concurrent use.
-//
-// Filling a buffer, rather than returning one value a call, keeps the interface
-// call off the per-draw path.
+// Source is a deterministic generator of fractions: Fill overwrites dst with the next
+// len(dst) draws. Not safe for concurrent use.
 type Source interface {
 	Fill(dst []uint64)
 }
@@ -34,9 +25,7 @@ type Generator struct {
 	Name string
 	// Doc is one line for -help.
 	Doc string
-	// Sequential generators have one stream a seed (the article's mulberry32):
-	// a run cannot split jobs into independently seeded blocks, so New ignores
-	// block and the engine runs jobs in order.
+	// Sequential generators have one stream a seed: New ignores block; jobs run in order.
 	Sequential bool
 	// New returns the stream for block of a run seeded with seed.
 	New func(seed, block uint64) Source
@@ -45,20 +34,16 @@ type Generator struct {
 // generators are every generator, the default first.
 var generators = []Generator{pcgGenerator, mulberry32Generator, xexpGenerator}
 
-// Generators lists every generator, the default first: a fresh slice, so no
-// importer can change what another gets.
+// Generators lists every generator, the default first, in a fresh slice.
 func Generators() []Generator { return slices.Clone(generators) }
 
-// PCGGenerator is the default: math/rand/v2's PCG, one independent stream for
-// every block of jobs, so runs split across any number of workers.
+// PCGGenerator is the default: math/rand/v2's PCG, a stream for every block of jobs.
 func PCGGenerator() Generator { return pcgGenerator }
 
-// Mulberry32Generator reproduces the article's simulation exactly. It has a
-// single stream, so jobs run in order and only strategies run in parallel.
+// Mulberry32Generator reproduces the article's simulation exactly, on one stream.
 func Mulberry32Generator() Generator { return mulberry32Generator }
 
-// XExpGenerator is golang.org/x/exp/rand's PCGSource, which the project brief
-// named; deprecated upstream, it is offered for comparison, never as the default.
+// XExpGenerator is golang.org/x/exp/rand's PCGSource, for comparison only.
 func XExpGenerator() Generator { return xexpGenerator }
 
 // Lookup returns the generator called name.
@@ -90,8 +75,7 @@ func Threshold(p float64) uint64 {
 	return uint64(math.Ceil(math.Ldexp(p, 64)))
 }
 
-// mix is the splitmix64 finaliser. It turns (seed, block) pairs into well spread
-// generator seeds, so neighbouring blocks do not start on neighbouring states.
+// mix is the splitmix64 finaliser, which spreads (seed, block) pairs' generator seeds.
 func mix(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
@@ -99,9 +83,7 @@ func mix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// ReplicateSeed is the seed of replicate r of a run seeded with seed.
-// Replicate 0 is the run itself; the others are spread by splitmix64, so
-// replicates are independent streams for any generator.
+// ReplicateSeed is the seed of replicate r (0: the run itself) of a run seeded with seed.
 func ReplicateSeed(seed, r uint64) uint64 {
 	if r == 0 {
 		return seed
@@ -109,9 +91,7 @@ func ReplicateSeed(seed, r uint64) uint64 {
 	return mix(seed ^ mix(r^0x5eed))
 }
 
-// LatencySeed seeds the streams a run seeded with seed draws its calls'
-// latencies from, apart from its outcome draws, so that the time model can
-// draw a job's latencies without knowing yet how its calls turn out.
+// LatencySeed seeds a run's latency streams, apart from its outcome draws.
 func LatencySeed(seed uint64) uint64 {
 	return mix(seed ^ mix(0x1a7e))
 }

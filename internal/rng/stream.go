@@ -8,15 +8,13 @@ import (
 // bufferLen is how many draws a Stream holds at a time.
 const bufferLen = 512
 
-// Stream hands out a Source's draws one at a time from a buffer. Its methods are
-// small enough to inline, which is what makes a draw cost about what the bare
-// generator costs. A Stream is not safe for concurrent use.
+// Stream hands out a Source's draws one at a time from a buffer, its methods small enough
+// to inline. Not safe for concurrent use.
 type Stream struct {
 	src  Source
 	next int
 	buf  [bufferLen]uint64
-	// made counts the draws the source has produced, so Draws can tell how
-	// many were taken.
+	// made counts the draws the source has produced.
 	made int64
 }
 
@@ -42,13 +40,10 @@ func (s *Stream) Next() uint64 {
 	return u
 }
 
-// Uint64 is Next: a Stream is a math/rand/v2 Source, which the public
-// packages' functions take.
+// Uint64 is Next, making a Stream a math/rand/v2 Source.
 func (s *Stream) Uint64() uint64 { return s.Next() }
 
-// StreamOf is src as a Stream: src itself when it is one, which is how the
-// engines' streams pass through the public packages at no cost, else a
-// Stream that reads src ahead, a buffer at a time.
+// StreamOf is src as a Stream: src itself when it is one, else a Stream reading it ahead.
 func StreamOf(src rand.Source) *Stream {
 	if s, ok := src.(*Stream); ok {
 		return s
@@ -66,8 +61,7 @@ func (r randSource) Fill(dst []uint64) {
 	}
 }
 
-// refill moves the draws not yet taken to the front of the buffer and fills the
-// rest, so the sequence of draws is the same however they are taken.
+// refill moves the draws not yet taken to the front of the buffer and fills the rest.
 func (s *Stream) refill() {
 	kept := copy(s.buf[:], s.buf[s.next:])
 	s.src.Fill(s.buf[kept:])
@@ -80,9 +74,7 @@ func (s *Stream) Draws() int64 {
 	return s.made - int64(bufferLen-s.next)
 }
 
-// Peek returns the next k draws without taking them; k must be at most 512.
-// It lets a caller test a whole job's draws at once and take them with Skip
-// only if nothing happened.
+// Peek returns the next k draws (k at most 512) without taking them.
 func (s *Stream) Peek(k int) []uint64 {
 	if s.next+k > bufferLen {
 		s.refill()
@@ -93,10 +85,8 @@ func (s *Stream) Peek(k int) []uint64 {
 // Skip takes k draws that Peek returned.
 func (s *Stream) Skip(k int) { s.next += k }
 
-// Unread puts vals in front of the draws not yet taken, so the next
-// len(vals) calls of Next return them in order. The skip engine uses it to
-// force a job's outcome draws; draws pushed off the end of the buffer to make
-// room are dropped, which leaves every remaining draw a fresh uniform.
+// Unread puts vals in front of the draws not yet taken; draws pushed off the buffer's end
+// are dropped, which leaves every remaining draw a fresh uniform.
 func (s *Stream) Unread(vals []uint64) {
 	if len(vals) > s.next {
 		shift := len(vals) - s.next
@@ -107,9 +97,8 @@ func (s *Stream) Unread(vals []uint64) {
 	copy(s.buf[s.next:], vals)
 }
 
-// UnreadEvent is Unread of k-1 draws of MaxUint64 (no event, at or above
-// any cut) and then a 0 (an event, below any cut but 0): the skip engine's
-// forced draws of a job's first event, written in place.
+// UnreadEvent is Unread of k-1 draws of MaxUint64 (no event) and then a 0 (an event),
+// written in place.
 func (s *Stream) UnreadEvent(k int) {
 	if k > s.next {
 		shift := k - s.next

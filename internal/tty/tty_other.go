@@ -4,8 +4,8 @@ package tty
 
 import "errors"
 
-// isTerminal is false where the ioctls are not known: no progress line,
-// and tables and help at their default widths.
-func isTerminal(int) bool { return false }
+// IsTerminal is false where the ioctls are not known.
+func IsTerminal(int) bool { return false }
 
-func width(int) (int, error) { return 0, errors.New("tty: no terminal size on this system") }
+// Width is an error where the ioctls are not known.
+func Width(int) (int, error) { return 0, errors.New("tty: no terminal size on this system") }

@@ -17,12 +17,14 @@ func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
 	return nil
 }
 
-func isTerminal(fd int) bool {
+// IsTerminal reports whether fd is a terminal.
+func IsTerminal(fd int) bool {
 	var t syscall.Termios
 	return ioctl(fd, readTermios, unsafe.Pointer(&t)) == nil
 }
 
-func width(fd int) (int, error) {
+// Width is the columns of the window of terminal fd.
+func Width(fd int) (int, error) {
 	var ws winsize
 	if err := ioctl(fd, syscall.TIOCGWINSZ, unsafe.Pointer(&ws)); err != nil {
 		return 0, err

@@ -1,8 +1,5 @@
-// Package waits computes the waits of a backoff.Schedule: the wait before
-// each retry, the longest the first retries can wait in all, and whether a
-// wait uses its random draw. Delays are pure functions of the attempt, the
-// previous delay and a uniform draw passed in, so tests check exact values
-// and the engines keep their draws in their own seeded streams.
+// Package waits computes a backoff.Schedule's waits as pure functions of the attempt, the
+// previous wait and a uniform draw passed in.
 package waits
 
 import (
@@ -29,9 +26,7 @@ func Jittered(p backoff.Schedule) bool {
 	return false
 }
 
-// Longest is the longest the first n retries can wait in all: each wait
-// with its draw at the top of its range, each decorrelated wait building on
-// the longest before it.
+// Longest is the longest the first n retries can wait in all, each draw at its top.
 func Longest(p backoff.Schedule, n int) time.Duration {
 	var sum, prev time.Duration
 	for a := range n {
@@ -59,9 +54,8 @@ func Longest(p backoff.Schedule, n int) time.Duration {
 //	oban          t + floor(0.1u * t) seconds, t = 15 + 2^min(attempt + 1, 100)
 //	temporal      min(100, 2^attempt) seconds
 //
-// A Cap of 0 is no cap, and the schedules have none: a wait past the
-// largest Duration (about 292 years) saturates to it. A kind that is not
-// one of the policies (Check refuses it) waits nothing.
+// A Cap of 0 is no cap; a wait past the largest Duration saturates; an unknown kind waits
+// nothing.
 func Delay(p backoff.Schedule, attempt int, prev time.Duration, u float64) time.Duration {
 	expo := func() float64 {
 		return math.Min(capOf(p), math.Ldexp(float64(p.Base), attempt))
@@ -94,9 +88,7 @@ func Delay(p backoff.Schedule, attempt int, prev time.Duration, u float64) time.
 		n := float64(attempt + 1)
 		d = n * n * n * n * (0.9 + 0.2*u) * float64(time.Second)
 	case backoff.Oban:
-		// Oban's attempt a is attempt + 1, its power clamped at max_pow
-		// 100; trunc(rand * mult * time) as Backoff.jitter computes it, in
-		// that order
+		// Oban's attempt is attempt + 1, its power clamped at max_pow 100, jittered in its order
 		t := 15 + math.Ldexp(1, min(attempt+1, 100))
 		d = (t + math.Trunc(u*0.1*t)) * float64(time.Second)
 	case backoff.Temporal:
