@@ -34,7 +34,7 @@ func TestNewColumnIsOneDeclaration(t *testing.T) {
 		}
 		out[name] = b.String()
 	}
-	// fleetMean has one decimal, its interval's bounds rounded outwards:
+	// expectedCount has one decimal, its interval's bounds rounded outwards:
 	// 40.02 down to 40.0, 44.98 up to 45.0.
 	for _, name := range []string{"table", "markdown"} {
 		if !strings.Contains(out[name], "Probe figure") || !strings.Contains(out[name], "42.5 [40.0, 45.0]") {
@@ -121,7 +121,7 @@ const probeGloss = "A figure only this test declares, to show that one declarati
 func probe[R any](t *testing.T, cs *columns[R]) {
 	saved := *cs
 	t.Cleanup(func() { *cs = saved })
-	*cs = append(slices.Clip(saved), column[R]{header: "Probe figure", key: "probe_figure", style: fleetMean,
+	*cs = append(slices.Clip(saved), column[R]{header: "Probe figure", key: "probe_figure", style: expectedCount,
 		est:   func(R) schema.Estimate { return schema.Estimate{Value: 42.5, Lo: 40.02, Hi: 44.98} },
 		gloss: probeGloss})
 }

@@ -112,15 +112,15 @@ var fleetColumns = columns[fleetdata.RunRow]{
 	rawColumn(func(s fleetdata.RunRow) []field { return []field{{"replicates", int64(s.Replicates)}} }),
 	estimateColumn("Requests", "requests", wholeCount, fleetdata.RunFigures()),
 	estimateColumn("Succeeded", "succeeded", requestShare, fleetdata.RunFigures()),
-	estimateColumn("Goodput /s", "goodput", fleetMean, fleetdata.RunFigures()),
-	estimateColumn("Calls per request", "amplification", perRequest, fleetdata.RunFigures()),
-	estimateColumn("Timeouts", "timeouts", fleetMean, fleetdata.RunFigures()),
-	estimateColumn("Conflicts", "conflicts", fleetMean, fleetdata.RunFigures()),
-	estimateColumn("Duplicates", "duplicates", fleetMean, fleetdata.RunFigures()),
-	estimateColumn("", "local_rejected", fleetMean, fleetdata.RunFigures()),
-	estimateColumn("", "hedges", fleetMean, fleetdata.RunFigures()),
+	estimateColumn("Goodput /s", "goodput", expectedCount, fleetdata.RunFigures()),
+	estimateColumn("Calls per request", "amplification", perJob, fleetdata.RunFigures()),
+	estimateColumn("Timeouts", "timeouts", expectedCount, fleetdata.RunFigures()),
+	estimateColumn("Conflicts", "conflicts", expectedCount, fleetdata.RunFigures()),
+	estimateColumn("Duplicates", "duplicates", expectedCount, fleetdata.RunFigures()),
+	estimateColumn("", "local_rejected", expectedCount, fleetdata.RunFigures()),
+	estimateColumn("", "hedges", expectedCount, fleetdata.RunFigures()),
 	quantilesColumn("Latency p50 / p95 / p99", "latency", fleetdata.RunFigures()),
-	estimateColumn("Peak in progress", "peak_in_progress", fleetMean, fleetdata.RunFigures()),
+	estimateColumn("Peak in progress", "peak_in_progress", expectedCount, fleetdata.RunFigures()),
 	{header: "Recovered", text: func(s fleetdata.RunRow) string {
 		if j := recoveryJudged(s); j != "yes" {
 			return j

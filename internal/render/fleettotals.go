@@ -99,7 +99,7 @@ func (t TotalsReport) table(w io.Writer, st tableStyle) error {
 		}
 		j := lead + 2*slices.Index(policies, r.Run)
 		if r.Requests > 0 {
-			cells[j] = totalsShare.text(float64(r.Succeeded) / float64(r.Requests))
+			cells[j] = jobShare.text(float64(r.Succeeded) / float64(r.Requests))
 			cells[j+1] = totalsCalls.text(float64(r.Calls) / float64(r.Requests))
 		}
 	}

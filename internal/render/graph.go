@@ -48,18 +48,18 @@ var graphColumns = columns[fleetdata.GraphRow]{
 		return []field{{"depth", int64(r.Depth)}, {"replicates", int64(r.Replicates)}}
 	}},
 	estimateColumn("Requests", "requests", wholeCount, fleetdata.GraphFigures()),
-	estimateColumn("", "calls", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("Calls per request", "amplification", perRequest, fleetdata.GraphFigures()),
+	estimateColumn("", "calls", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("Calls per request", "amplification", perJob, fleetdata.GraphFigures()),
 	estimateColumn("Succeeded", "succeeded", requestShare, fleetdata.GraphFigures()),
-	estimateColumn("Goodput /s", "goodput", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("Timeouts", "timeouts", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("Retries", "retries", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("Rejected", "rejected", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("Duplicates", "duplicates", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("In progress", "in_progress", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("", "sojourn_seconds", fleetMean, fleetdata.GraphFigures()),
+	estimateColumn("Goodput /s", "goodput", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("Timeouts", "timeouts", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("Retries", "retries", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("Rejected", "rejected", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("Duplicates", "duplicates", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("In progress", "in_progress", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("", "sojourn_seconds", expectedCount, fleetdata.GraphFigures()),
 	quantilesColumn("Latency p50 / p95 / p99", "latency", fleetdata.GraphFigures()),
-	estimateColumn("", "peak_in_progress", fleetMean, fleetdata.GraphFigures()),
+	estimateColumn("", "peak_in_progress", expectedCount, fleetdata.GraphFigures()),
 }
 
 // graphSeries are the figures of a service's second: its calls, then fleetSeries'.

@@ -467,7 +467,7 @@ func (t TotalsReport) html(w io.Writer) error {
 	}
 	p.tables = []pageTable{
 		pivot("Requests that succeeded", who+", a column one client policy: the share of the requests that "+
-			"succeeded, within the policy's attempts, in percent;", "succeeded", "requests", totalsShare,
+			"succeeded, within the policy's attempts, in percent;", "succeeded", "requests", jobShare,
 			func(r fleetdata.Totals) float64 { return float64(r.Succeeded) / float64(r.Requests) },
 			func(s fleetdata.RunRow) schema.Estimate { return s.Succeeded }),
 		pivot("Server calls a request (amplification)", who+", a column one client policy: the calls the server "+
