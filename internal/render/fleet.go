@@ -41,9 +41,15 @@ type FleetReport struct {
 	Scenario   string
 }
 
-// csv writes a row a run, its settings after its figures.
-func (r FleetReport) csv(w io.Writer) error {
-	return writeFields(w, withSettingColumns(columnsFields(fleetColumns, r.Rows), r.RunConfigs, r.Replicates, r.Seed, r.Scenario))
+// report is r as every format writes it: csv and json echo each run's settings after its figures.
+func (r FleetReport) report() kindReport[fleetdata.RunRow] {
+	return kindReport[fleetdata.RunRow]{cs: fleetColumns, rows: r.Rows, caption: fleetCaption(r.Rows),
+		head: kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Recovery: fleetCaption(r.Rows)},
+		csvRows: func(rows [][]field) [][]field {
+			return withSettingColumns(rows, r.RunConfigs, r.Replicates, r.Seed, r.Scenario)
+		},
+		jsonRows: func(_ *kindDoc, rows [][]field) ([][]field, error) { return withSettingsObject(rows, r.RunConfigs) },
+		series:   pointRows(r.Series, pointFields), page: r.html}
 }
 
 // withSettingColumns appends to each row its run's settings, then the seed and scenario.
@@ -154,16 +160,6 @@ func recoveryJudged(s fleetdata.RunRow) string {
 	return "yes"
 }
 
-// json writes the title, what ran the runs, a row a run with its settings, and the series.
-func (r FleetReport) json(w io.Writer) error {
-	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Recovery: fleetCaption(r.Rows)}
-	rows, err := withSettingsObject(columnsFields(fleetColumns, r.Rows), r.RunConfigs)
-	if err != nil {
-		return err
-	}
-	return writeRuns(w, d, rows, nil, r.Series, pointFields)
-}
-
 // fleetSeries are the figures of a fleet run's second, in csv and json's order.
 var fleetSeries = []seriesColumn[fleetdata.Point]{
 	figureSeries("starts", "new requests", fleetdata.PointFigures()),
@@ -202,10 +198,6 @@ const recoveryCaption = "Recovered: replicates judged whose goodput came back fo
 // percentDown and percentUp format a share's bounds as whole percentages, rounded outwards.
 func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
-
-func (r FleetReport) table(w io.Writer, st tableStyle) error {
-	return writeColumnsTable(w, st, r.Title, fleetColumns, r.Rows, fleetCaption(r.Rows))
-}
 
 // fleetCaption is recoveryCaption when some row's run has a trigger, else "".
 func fleetCaption(rows []fleetdata.RunRow) string {

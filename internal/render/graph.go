@@ -76,10 +76,6 @@ func graphPointFields(p fleetdata.GraphPoint) []field {
 	return append([]field{{"run", p.Run}, {"service", p.Service}, {"t", int64(p.T)}}, seriesFields(graphSeries, p)...)
 }
 
-func (r GraphReport) csv(w io.Writer) error {
-	return writeFields(w, ranBy(columnsFields(graphColumns, r.Rows), r.Seed, r.Scenario))
-}
-
 // ranBy appends to each csv row the seed, and the scenario file when one was read.
 func ranBy(rows [][]field, seed uint64, scenario string) [][]field {
 	for i := range rows {
@@ -91,27 +87,30 @@ func ranBy(rows [][]field, seed uint64, scenario string) [][]field {
 	return rows
 }
 
-// json writes the title, what ran the runs, the graphs' settings, the rows and the series.
-func (r GraphReport) json(w io.Writer) error {
-	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
-	var err error
-	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
-		return err
-	}
-	return writeRuns(w, d, columnsFields(graphColumns, r.Rows), func(i int) ([]field, error) {
-		if r.Rows[i].ByDepth == nil {
-			return nil, nil
-		}
-		var by []json.RawMessage
-		for k, e := range r.Rows[i].ByDepth {
-			o, err := object(append([]field{{"depth", int64(k + 1)}}, estimateFields("amplification", e)...))
-			if err != nil {
+// report is r as every format writes it: json echoes the graphs' settings and each row's amplification by depth.
+func (r GraphReport) report() kindReport[fleetdata.GraphRow] {
+	return kindReport[fleetdata.GraphRow]{cs: graphColumns, rows: r.Rows, caption: graphCaption,
+		head: kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario},
+		jsonRows: func(d *kindDoc, rows [][]field) ([][]field, error) {
+			var err error
+			if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
 				return nil, err
 			}
-			by = append(by, o)
-		}
-		return []field{{"amplification_by_depth", by}}, nil
-	}, r.Series, graphPointFields)
+			return withMore(rows, func(i int) ([]field, error) {
+				if r.Rows[i].ByDepth == nil {
+					return nil, nil
+				}
+				var by []json.RawMessage
+				for k, e := range r.Rows[i].ByDepth {
+					o, err := object(append([]field{{"depth", int64(k + 1)}}, estimateFields("amplification", e)...))
+					if err != nil {
+						return nil, err
+					}
+					by = append(by, o)
+				}
+				return []field{{"amplification_by_depth", by}}, nil
+			})
+		}, series: pointRows(r.Series, graphPointFields), page: r.html}
 }
 
 // graphSettings is g as a scenario file's graph section, only the settings the run reads.
@@ -201,10 +200,6 @@ const graphCaption = "A row a run and service (depth: its shortest distance from
 	"calls per request: the calls that reached the service per request that entered the graph (end to end: the calls at " +
 	"every service); succeeded: the share of its requests that succeeded; rejected and duplicates: at the service " +
 	"(end to end: at every service); in progress: the time average of the calls at the service over the run's duration."
-
-func (r GraphReport) table(w io.Writer, st tableStyle) error {
-	return writeColumnsTable(w, st, r.Title, graphColumns, r.Rows, graphCaption)
-}
 
 // html writes the graph run as one page: its settings, the plot, and a table a run.
 func (r GraphReport) html(w io.Writer) error {
@@ -332,10 +327,9 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 	for _, g := range rep.Graphs {
 		rep.Params = append(rep.Params, g.Name+": "+describeGraph(g))
 	}
-	return r.Outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, graphPointFields, ext) },
-		plotExt, func(w io.Writer, ext string) error {
-			return encodeWhole(w, ext)(newGraphFigure(rep.PlotTitle, rep.Graphs, rep.Series))
-		})
+	return r.Outputs(rep.report(), seriesExt, rep.report().writeSeries, plotExt, func(w io.Writer, ext string) error {
+		return encodeWhole(w, ext)(newGraphFigure(rep.PlotTitle, rep.Graphs, rep.Series))
+	})
 }
 
 // describeGraph is g's calls on one line: "-> a 3 tries; a -> b 3 tries, finagle-budget".

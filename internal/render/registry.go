@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/raceresult"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -63,11 +64,8 @@ type Runs interface {
 }
 
 var (
-	_ Runs = FleetReport{}
+	_ Runs = kindReport[fleetdata.RunRow]{}
 	_ Runs = TotalsReport{}
-	_ Runs = GraphReport{}
-	_ Runs = WorkersReport{}
-	_ Runs = MapReport{}
 )
 
 // renderers are every format, the default first, in the order commands offer them.

@@ -113,7 +113,7 @@ func (r Renderer) WorkersOutputs(rep WorkersReport, res []fleet.GraphResult, plo
 		d = max(d, x.Graph.Duration)
 	}
 	rep.Title = fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(rep.Replicates), "replicate"), rep.Seed)
-	out, _, pic, err = r.Outputs(rep, "", nil, plotExt, func(w io.Writer, ext string) error { return PlotWorkers(w, rep, ext) })
+	out, _, pic, err = r.Outputs(rep.report(), "", nil, plotExt, func(w io.Writer, ext string) error { return PlotWorkers(w, rep, ext) })
 	return out, pic, err
 }
 
@@ -130,30 +130,28 @@ func (r WorkersReport) runDeps(run string) []string {
 	return deps
 }
 
-func (r WorkersReport) csv(w io.Writer) error {
-	return writeFields(w, ranBy(columnsFields(workersColumns, r.Rows), r.Seed, r.Scenario))
-}
+// Runs is r as a document every format writes.
+func (r WorkersReport) Runs() Runs { return r.report() }
 
-// json writes the title, what ran the runs, the rows, the services' rows and the series.
-func (r WorkersReport) json(w io.Writer) error {
-	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption}
-	var err error
-	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
-		return err
-	}
-	if d.Services, err = objects(r.Services, graphColumns.fields); err != nil {
-		return err
-	}
-	return writeRuns(w, d, columnsFields(workersColumns, r.Rows), func(i int) ([]field, error) {
-		steps, err := objects(r.Rows[i].Steps, func(st fleetdata.WorkersStep) []field {
-			return append([]field{{"step", int64(st.Step)}, {"to", st.To}}, estimateFields("duplicates", st.Duplicates)...)
-		})
-		return []field{{"steps", steps}}, err
-	}, r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) })
-}
-
-func (r WorkersReport) table(w io.Writer, st tableStyle) error {
-	return writeColumnsTable(w, st, r.Title, workersColumns, r.Rows, drainCaption)
+// report is r as every format writes it: json echoes the graphs' settings, the services' rows and each row's steps.
+func (r WorkersReport) report() kindReport[fleetdata.WorkersRow] {
+	return kindReport[fleetdata.WorkersRow]{cs: workersColumns, rows: r.Rows, caption: drainCaption,
+		head: kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption},
+		jsonRows: func(d *kindDoc, rows [][]field) ([][]field, error) {
+			var err error
+			if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
+				return nil, err
+			}
+			if d.Services, err = objects(r.Services, graphColumns.fields); err != nil {
+				return nil, err
+			}
+			return withMore(rows, func(i int) ([]field, error) {
+				steps, err := objects(r.Rows[i].Steps, func(st fleetdata.WorkersStep) []field {
+					return append([]field{{"step", int64(st.Step)}, {"to", st.To}}, estimateFields("duplicates", st.Duplicates)...)
+				})
+				return []field{{"steps", steps}}, err
+			})
+		}, series: pointRows(r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) }), page: r.html}
 }
 
 // workersJobsColumns is how many headers the page's first table holds, to fit the page.
