@@ -256,10 +256,11 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		}
 	}
 	common, own := splitSettings(cfgs)
-	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: fleetPanelHeight, heading: title}
+	heading := title
 	if common != "" {
-		f.heading += "\n" + wrapSettings("every run: "+common, 90)
+		heading += "\n" + wrapSettings("every run: "+common, 90)
 	}
+	var panels []*plot.Plot
 	for i, pts := range runs {
 		title := cfgs[i].Name
 		if own[i] != "" {
@@ -305,10 +306,9 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		// The same time axis and y scale in every panel, so runs compare by eye.
 		p.X.Min, p.X.Max = 0, end
 		p.Y.Min, p.Y.Max = 0, top*1.05
-		p, legend := withLegend(p)
-		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
+		panels = append(panels, p)
 	}
-	return f, nil
+	return newStack(15*vg.Centimeter, fleetPanelHeight, heading, panels...), nil
 }
 
 // timePanel is a panel of figures a second against time, over a grid.

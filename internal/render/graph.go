@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -252,7 +253,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.Graph
 		k := key{p.Run, p.Service}
 		pts[k] = append(pts[k], p)
 	}
-	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight}
+	var panels []*plot.Plot
 	for i, s := range services {
 		heading := s
 		if i == 0 {
@@ -291,10 +292,9 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.Graph
 		}
 		p.X.Min, p.X.Max = 0, end
 		p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.05)
-		p, legend := withLegend(p)
-		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
+		panels = append(panels, p)
 	}
-	return f, nil
+	return newStack(15*vg.Centimeter, graphPanelHeight, "", panels...), nil
 }
 
 // GraphRun is what one `retrysim graph` ran: a preset's graphs or a scenario file's.

@@ -97,7 +97,7 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 	if lo > 0 || hi < end {
 		heading += fmt.Sprintf("\nshown: %s to %s s of %s s, the outages and their aftermath", human.Group(int64(lo)), human.Group(int64(hi)), human.Group(int64(end)))
 	}
-	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight, heading: heading}
+	var panels []*plot.Plot
 	for i, pn := range workersPanels(r) {
 		p, ok, err := workersPlot(pn, runs, byRun, lo, hi, triggers)
 		if err != nil {
@@ -106,10 +106,9 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 		if !ok && i > 0 {
 			continue // nothing in it: the jobs a second stay, to say so
 		}
-		p, legend := withLegend(p)
-		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
+		panels = append(panels, p)
 	}
-	return f, nil
+	return newStack(15*vg.Centimeter, graphPanelHeight, heading, panels...), nil
 }
 
 // workersPlot draws one panel over [lo, hi], a line a figure and run; ok
