@@ -218,22 +218,15 @@ func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet
 // fleetPanelHeight is the height of one run's panel.
 const fleetPanelHeight = 8 * vg.Centimeter
 
-// fleetLine is a series PlotFleet draws: its legend, its colour and its value at a point.
-type fleetLine struct {
-	name   string
-	colour color.Color
-	get    func(fleetdata.Point) float64
-}
-
 // fleetColours are the palette indexes of fleetSeries' drawn figures.
 var fleetColours = []int{0, 2, 3, 6, 1, 5, 4, 7}
 
-// fleetLines are the series of a run's panel; conflicts only when keys is on.
-func fleetLines(keys bool) []fleetLine {
-	var lines []fleetLine
+// fleetLines are the series of a run's panel, line k drawn in fleetColours[k]; conflicts only when keys is on.
+func fleetLines(keys bool) []seriesColumn[fleetdata.Point] {
+	var lines []seriesColumn[fleetdata.Point]
 	for _, s := range fleetSeries {
 		if s.legend != "" && (keys || s.key != "conflicts") {
-			lines = append(lines, fleetLine{s.legend, lineColour(fleetColours[len(lines)]), s.get})
+			lines = append(lines, s)
 		}
 	}
 	return lines
@@ -284,7 +277,7 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		for k, l := range lines {
 			line, err := plotter.NewLine(xys[k])
 			if err != nil {
-				return stack{}, fmt.Errorf("%s: %w", l.name, err)
+				return stack{}, fmt.Errorf("%s: %w", l.legend, err)
 			}
 			// A series equal to later ones is drawn wider under them, as a sweep's plot does.
 			later := 0
@@ -293,11 +286,11 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 					later++
 				}
 			}
-			name := l.name
+			name := l.legend
 			if j := slices.IndexFunc(xys[:k], func(o plotter.XYs) bool { return slices.Equal(o, xys[k]) }); j >= 0 {
-				name += " (same as " + lines[j].name + ")"
+				name += " (same as " + lines[j].legend + ")"
 			}
-			line.Color = l.colour
+			line.Color = lineColour(fleetColours[k])
 			line.Dashes = plotutil.Dashes(k)
 			line.Width = vg.Points(1.2 + 1.5*float64(later))
 			p.Add(line)
