@@ -403,27 +403,7 @@ func (t TotalsReport) html(w io.Writer) error {
 		return fmt.Errorf("totals: %d results for %d rows", len(t.Results), len(t.Rows))
 	}
 	p := page{title: t.Title, params: t.Params}
-	var policies []string
-	type key struct {
-		clients int
-		rate    float64
-	}
-	var keys []key
-	at := map[key]map[string]int{} // the row index of a key's policy
-	for i, r := range t.Rows {
-		if !slices.Contains(policies, r.Run) {
-			policies = append(policies, r.Run)
-		}
-		k := key{r.Clients, r.FailureRate}
-		if !t.ByClients {
-			k.clients = 0
-		}
-		if at[k] == nil {
-			keys = append(keys, k)
-			at[k] = map[string]int{}
-		}
-		at[k][r.Run] = i
-	}
+	policies, keys, at := t.pivot()
 	lead := []string{"Failure rate"}
 	if t.ByClients {
 		lead = []string{"Clients", "Failure rate"}
@@ -440,10 +420,9 @@ func (t TotalsReport) html(w io.Writer) error {
 		pt := pageTable{heading: heading, howTo: howTo + " " + intervals, header: append(slices.Clone(lead), policies...)}
 		for _, k := range keys {
 			var cells []pageCell
-			if t.ByClients {
-				cells = append(cells, plain(strconv.Itoa(k.clients)))
+			for _, c := range k.lead(t.ByClients) {
+				cells = append(cells, plain(c))
 			}
-			cells = append(cells, plain(strconv.FormatFloat(k.rate, 'g', -1, 64)))
 			for _, pol := range policies {
 				i, ok := at[k][pol]
 				if !ok || t.Rows[i].Requests == 0 {
