@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/raceresult"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -63,10 +62,7 @@ type Runs interface {
 	html(w io.Writer) error
 }
 
-var (
-	_ Runs = kindReport[fleetdata.RunRow]{}
-	_ Runs = TotalsReport{}
-)
+var _ Runs = TotalsReport{}
 
 // renderers are every format, the default first, in the order commands offer them.
 var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth}), tableFormat("markdown", tableStyle{markdown: true}), {
