@@ -235,9 +235,8 @@ func (d kindDoc) write(w io.Writer, rows [][]field) error {
 }
 
 // kindReport is a kind's runs as every format writes them, from the
-// kind's columns: its rows, the caption under the table, json's head and,
-// when series is set, the series of the runs' seconds json carries and
-// -series writes.
+// kind's columns: its rows, the caption under the table, json's head and
+// its series.
 type kindReport[R any] struct {
 	cs      columns[R]
 	rows    []R
@@ -247,7 +246,8 @@ type kindReport[R any] struct {
 	csvRows func([][]field) [][]field
 	// jsonRows, when set, finishes json's head and rows.
 	jsonRows func(*kindDoc, [][]field) ([][]field, error)
-	series   func() [][]field
+	// series, when set, are the runs' seconds, a row a point: json's series and the -series file.
+	series func() [][]field
 	// page writes the html page; nil for a document no page writes.
 	page func(io.Writer) error
 }
