@@ -148,6 +148,16 @@ func encodeWhole(w io.Writer, ext string) func(s stack, err error) error {
 	}
 }
 
+// writeFigured writes page p with s's panels (or returns err, from making s) inline, a picture each.
+func writeFigured(w io.Writer, p page) func(s stack, err error) error {
+	return func(s stack, err error) error {
+		if p.figures, err = pageFigures(s, err); err != nil {
+			return err
+		}
+		return writePage(w, p)
+	}
+}
+
 // pageFigures draws each panel of s (or returns err) as an svg of its own, axes aligned.
 func pageFigures(s stack, err error) ([][]byte, error) {
 	if err != nil {

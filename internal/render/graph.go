@@ -221,11 +221,7 @@ func (r GraphReport) html(w io.Writer) error {
 		}
 		p.tables[k].rows = append(p.tables[k].rows, pageRow{cells: graphColumns.pageCells(row, i)[1:]})
 	}
-	var err error
-	if p.figures, err = pageFigures(newGraphFigure(r.PlotTitle, r.Graphs, r.Series)); err != nil {
-		return err
-	}
-	return writePage(w, p)
+	return writeFigured(w, p)(newGraphFigure(r.PlotTitle, r.Graphs, r.Series))
 }
 
 // graphPanelHeight is the height of one service's panel.

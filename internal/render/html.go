@@ -303,11 +303,7 @@ func (r FleetReport) html(w io.Writer) error {
 	case len(r.Spikes) > 0:
 		return writePageWith(w, p, func(w io.Writer) error { return encodeWhole(w, ".svg")(newSpikeFigure(r.PlotTitle, r.Spikes)) })
 	case len(r.Runs) > 0:
-		figs, err := pageFigures(newFleetFigure(r.PlotTitle, r.Runs, r.Configs))
-		if err != nil {
-			return err
-		}
-		p.figures = figs
+		return writeFigured(w, p)(newFleetFigure(r.PlotTitle, r.Runs, r.Configs))
 	}
 	return writePage(w, p)
 }

@@ -181,9 +181,5 @@ func (r WorkersReport) html(w io.Writer) error {
 		times.rows = append(times.rows, pageRow{cells: append([]pageCell{c[0]}, c[workersJobsColumns:]...)})
 	}
 	p.tables = []pageTable{jobs, times}
-	var err error
-	if p.figures, err = pageFigures(newWorkersFigure(r)); err != nil {
-		return err
-	}
-	return writePage(w, p)
+	return writeFigured(w, p)(newWorkersFigure(r))
 }
