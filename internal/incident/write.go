@@ -244,7 +244,7 @@ func runsOutput(rep *Report, format string) ([]byte, error) {
 		return nil, err
 	}
 	var out bytes.Buffer
-	err = r.Runs(&out, rep.workersReport())
+	err = r.Runs(&out, rep.workersReport().Runs())
 	return out.Bytes(), err
 }
 

@@ -234,37 +234,94 @@ func (d kindDoc) write(w io.Writer, rows [][]field) error {
 	return reportjson.WriteIndented(w, d)
 }
 
-// writeRuns writes d with rows, each followed by more(i)'s fields, and the series pts.
-func writeRuns[P any](w io.Writer, d kindDoc, rows [][]field, more func(int) ([]field, error), pts []P, fields func(P) []field) error {
-	for i := range rows {
-		if more != nil {
-			f, err := more(i)
-			if err != nil {
-				return err
-			}
-			rows[i] = append(rows[i], f...)
+// kindReport is a kind's runs as every format writes them, from the
+// kind's columns: its rows, the caption under the table, json's head and
+// its series.
+type kindReport[R any] struct {
+	cs      columns[R]
+	rows    []R
+	caption string
+	head    kindDoc
+	// csvRows finishes csv's rows; nil appends the seed and scenario file (ranBy).
+	csvRows func([][]field) [][]field
+	// jsonRows, when set, finishes json's head and rows.
+	jsonRows func(*kindDoc, [][]field) ([][]field, error)
+	// series, when set, are the runs' seconds, a row a point: json's series and the -series file.
+	series func() [][]field
+	// page writes the html page; nil for a document no page writes.
+	page func(io.Writer) error
+}
+
+func (r kindReport[R]) table(w io.Writer, st tableStyle) error {
+	return writeColumnsTable(w, st, r.head.Title, r.cs, r.rows, r.caption)
+}
+
+func (r kindReport[R]) csv(w io.Writer) error {
+	rows := columnsFields(r.cs, r.rows)
+	if r.csvRows == nil {
+		return writeFields(w, ranBy(rows, r.head.Seed, r.head.Scenario))
+	}
+	return writeFields(w, r.csvRows(rows))
+}
+
+// json writes the head, a row of fields each, and the series if any.
+func (r kindReport[R]) json(w io.Writer) error {
+	rows, d := columnsFields(r.cs, r.rows), r.head
+	if r.jsonRows != nil {
+		var err error
+		if rows, err = r.jsonRows(&d, rows); err != nil {
+			return err
 		}
 	}
-	series, err := objects(pts, fields)
-	if err != nil {
-		return err
+	if r.series != nil {
+		series, err := objects(r.series(), func(f []field) []field { return f })
+		if err != nil {
+			return err
+		}
+		d.Series = &series
 	}
-	d.Series = &series
 	return d.write(w, rows)
 }
 
-// writeSeries writes a kind's series as csv or as a json array, by ext.
-func writeSeries[P any](w io.Writer, pts []P, fields func(P) []field, ext string) error {
+func (r kindReport[R]) html(w io.Writer) error {
+	if r.page == nil {
+		return Renderer{name: "html"}.unwritten("a sweep of runs")
+	}
+	return r.page(w)
+}
+
+// writeSeries writes the series as csv or as a json array, by ext.
+func (r kindReport[R]) writeSeries(w io.Writer, ext string) error {
+	rows := r.series()
 	if strings.ToLower(ext) == ".csv" {
-		rows := make([][]field, len(pts))
-		for i, p := range pts {
-			rows[i] = fields(p)
-		}
 		return writeFields(w, rows)
 	}
-	objs, err := objects(pts, fields)
+	objs, err := objects(rows, func(f []field) []field { return f })
 	if err != nil {
 		return err
 	}
 	return reportjson.WriteIndented(w, objs)
+}
+
+// pointRows are pts as fields, a row a point.
+func pointRows[P any](pts []P, fields func(P) []field) func() [][]field {
+	return func() [][]field {
+		rows := make([][]field, len(pts))
+		for i, p := range pts {
+			rows[i] = fields(p)
+		}
+		return rows
+	}
+}
+
+// withMore appends to each row i more(i)'s fields.
+func withMore(rows [][]field, more func(int) ([]field, error)) ([][]field, error) {
+	for i := range rows {
+		f, err := more(i)
+		if err != nil {
+			return nil, err
+		}
+		rows[i] = append(rows[i], f...)
+	}
+	return rows, nil
 }

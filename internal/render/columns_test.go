@@ -29,12 +29,12 @@ func TestNewColumnIsOneDeclaration(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := r.Runs(&b, rep); err != nil {
+		if err := r.Runs(&b, rep.report()); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		out[name] = b.String()
 	}
-	// fleetMean has one decimal, its interval's bounds rounded outwards:
+	// expectedCount has one decimal, its interval's bounds rounded outwards:
 	// 40.02 down to 40.0, 44.98 up to 45.0.
 	for _, name := range []string{"table", "markdown"} {
 		if !strings.Contains(out[name], "Probe figure") || !strings.Contains(out[name], "42.5 [40.0, 45.0]") {
@@ -97,7 +97,7 @@ func TestNewSeriesColumnIsOneDeclaration(t *testing.T) {
 	runs, cfgs := fleetRuns()
 	for ext, want := range map[string]string{".csv": ",probe_rate\n", ".json": `"probe_rate": 7.25`} {
 		var b bytes.Buffer
-		if err := writeSeries(&b, runs[0], pointFields, ext); err != nil {
+		if err := (FleetReport{Series: runs[0]}).report().writeSeries(&b, ext); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), want) {
@@ -121,7 +121,7 @@ const probeGloss = "A figure only this test declares, to show that one declarati
 func probe[R any](t *testing.T, cs *columns[R]) {
 	saved := *cs
 	t.Cleanup(func() { *cs = saved })
-	*cs = append(slices.Clip(saved), column[R]{header: "Probe figure", key: "probe_figure", style: fleetMean,
+	*cs = append(slices.Clip(saved), column[R]{header: "Probe figure", key: "probe_figure", style: expectedCount,
 		est:   func(R) schema.Estimate { return schema.Estimate{Value: 42.5, Lo: 40.02, Hi: 44.98} },
 		gloss: probeGloss})
 }
@@ -133,17 +133,19 @@ func probe[R any](t *testing.T, cs *columns[R]) {
 func TestNewColumnInEveryKind(t *testing.T) {
 	for name, tc := range map[string]struct {
 		add func(*testing.T)
-		doc Runs
+		doc func() Runs
 	}{
-		"graph":   {func(t *testing.T) { probe(t, &graphColumns) }, GraphReport{Title: "g", Rows: []fleetdata.GraphRow{{Run: "r", Service: "s", Depth: 1}}}},
-		"workers": {func(t *testing.T) { probe(t, &workersColumns) }, WorkersReport{Title: "w", Rows: []fleetdata.WorkersRow{{Run: "r"}}}},
+		"graph": {func(t *testing.T) { probe(t, &graphColumns) }, func() Runs {
+			return GraphReport{Title: "g", Rows: []fleetdata.GraphRow{{Run: "r", Service: "s", Depth: 1}}}.report()
+		}},
+		"workers": {func(t *testing.T) { probe(t, &workersColumns) }, func() Runs { return WorkersReport{Title: "w", Rows: []fleetdata.WorkersRow{{Run: "r"}}}.report() }},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tc.add(t)
 			for format, want := range map[string][]string{"table": {"Probe figure", "42.5 [40.0, 45.0]"}, "markdown": {"Probe figure", "42.5 [40.0, 45.0]"},
 				"csv": {",probe_figure,probe_figure_lo,probe_figure_hi,", ",42.5,40.02,44.98,"}, "json": {`"probe_figure": 42.5,`}} {
 				var b bytes.Buffer
-				if err := lookup(t, FleetDoc, format).Runs(&b, tc.doc); err != nil {
+				if err := lookup(t, FleetDoc, format).Runs(&b, tc.doc()); err != nil {
 					t.Fatalf("%s: %v", format, err)
 				}
 				for _, w := range want {

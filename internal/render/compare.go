@@ -59,16 +59,6 @@ func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plo
 	return p, addCurves(p, curves, logY, floor, 2.5, "nothing to draw")
 }
 
-// compareStack stacks panels, each height tall, their legends to their right.
-func compareStack(height vg.Length, panels ...*plot.Plot) stack {
-	s := stack{plotWidth: 17 * vg.Centimeter, panelHeight: height}
-	for _, p := range panels {
-		p, l := withLegend(p)
-		s.panels, s.legends = append(s.panels, p), append(s.legends, l)
-	}
-	return s
-}
-
 // PlotFleetTotals draws a preset that compares client policies over failure
 // rates (fleet.Preset.Totals): success and calls a request against the
 // failure rate, a line a policy, with 95% intervals over the replicates.
@@ -118,7 +108,7 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 	if err != nil {
 		return err
 	}
-	return compareStack(11*vg.Centimeter, top, bottom).encode(w, ext, 0, 2)
+	return newStack(17*vg.Centimeter, 11*vg.Centimeter, "", top, bottom).encode(w, ext, 0, 2)
 }
 
 // never is where a recovery panel puts its runs that never recovered: at top.
@@ -221,7 +211,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		p.X.Tick.Marker = ticks
 		p.X.Min, p.X.Max = heights[0]-pad, heights[len(heights)-1]+pad
 	}
-	return compareStack(11*vg.Centimeter, panels...), nil
+	return newStack(17*vg.Centimeter, 11*vg.Centimeter, "", panels...), nil
 }
 
 // recoveryTicks are timeTicks up to end, and "never" at the top edge.

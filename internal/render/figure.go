@@ -59,6 +59,16 @@ func (s stack) headHeight() vg.Length {
 // legendGap is the space between a panel and its legend.
 const legendGap = vg.Centimeter / 4
 
+// newStack stacks panels under heading, each width wide and height tall, their legends to their right.
+func newStack(width, height vg.Length, heading string, panels ...*plot.Plot) stack {
+	s := stack{plotWidth: width, panelHeight: height, heading: heading}
+	for _, p := range panels {
+		p, l := withLegend(p)
+		s.panels, s.legends = append(s.panels, p), append(s.legends, l)
+	}
+	return s
+}
+
 // withLegend returns p's legend and leaves p without one.
 func withLegend(p *plot.Plot) (*plot.Plot, plot.Legend) {
 	l := p.Legend
@@ -135,6 +145,16 @@ func encodeWhole(w io.Writer, ext string) func(s stack, err error) error {
 			return err
 		}
 		return s.encode(w, ext, 0, len(s.panels))
+	}
+}
+
+// writeFigured writes page p with s's panels (or returns err, from making s) inline, a picture each.
+func writeFigured(w io.Writer, p page) func(s stack, err error) error {
+	return func(s stack, err error) error {
+		if p.figures, err = pageFigures(s, err); err != nil {
+			return err
+		}
+		return writePage(w, p)
 	}
 }
 

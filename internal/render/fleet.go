@@ -41,9 +41,15 @@ type FleetReport struct {
 	Scenario   string
 }
 
-// csv writes a row a run, its settings after its figures.
-func (r FleetReport) csv(w io.Writer) error {
-	return writeFields(w, withSettingColumns(columnsFields(fleetColumns, r.Rows), r.RunConfigs, r.Replicates, r.Seed, r.Scenario))
+// report is r as every format writes it: csv and json echo each run's settings after its figures.
+func (r FleetReport) report() kindReport[fleetdata.RunRow] {
+	return kindReport[fleetdata.RunRow]{cs: fleetColumns, rows: r.Rows, caption: fleetCaption(r.Rows),
+		head: kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Recovery: fleetCaption(r.Rows)},
+		csvRows: func(rows [][]field) [][]field {
+			return withSettingColumns(rows, r.RunConfigs, r.Replicates, r.Seed, r.Scenario)
+		},
+		jsonRows: func(_ *kindDoc, rows [][]field) ([][]field, error) { return withSettingsObject(rows, r.RunConfigs) },
+		series:   pointRows(r.Series, pointFields), page: r.html}
 }
 
 // withSettingColumns appends to each row its run's settings, then the seed and scenario.
@@ -112,15 +118,15 @@ var fleetColumns = columns[fleetdata.RunRow]{
 	rawColumn(func(s fleetdata.RunRow) []field { return []field{{"replicates", int64(s.Replicates)}} }),
 	estimateColumn("Requests", "requests", wholeCount, fleetdata.RunFigures()),
 	estimateColumn("Succeeded", "succeeded", requestShare, fleetdata.RunFigures()),
-	estimateColumn("Goodput /s", "goodput", fleetMean, fleetdata.RunFigures()),
-	estimateColumn("Calls per request", "amplification", perRequest, fleetdata.RunFigures()),
-	estimateColumn("Timeouts", "timeouts", fleetMean, fleetdata.RunFigures()),
-	estimateColumn("Conflicts", "conflicts", fleetMean, fleetdata.RunFigures()),
-	estimateColumn("Duplicates", "duplicates", fleetMean, fleetdata.RunFigures()),
-	estimateColumn("", "local_rejected", fleetMean, fleetdata.RunFigures()),
-	estimateColumn("", "hedges", fleetMean, fleetdata.RunFigures()),
+	estimateColumn("Goodput /s", "goodput", expectedCount, fleetdata.RunFigures()),
+	estimateColumn("Calls per request", "amplification", perJob, fleetdata.RunFigures()),
+	estimateColumn("Timeouts", "timeouts", expectedCount, fleetdata.RunFigures()),
+	estimateColumn("Conflicts", "conflicts", expectedCount, fleetdata.RunFigures()),
+	estimateColumn("Duplicates", "duplicates", expectedCount, fleetdata.RunFigures()),
+	estimateColumn("", "local_rejected", expectedCount, fleetdata.RunFigures()),
+	estimateColumn("", "hedges", expectedCount, fleetdata.RunFigures()),
 	quantilesColumn("Latency p50 / p95 / p99", "latency", fleetdata.RunFigures()),
-	estimateColumn("Peak in progress", "peak_in_progress", fleetMean, fleetdata.RunFigures()),
+	estimateColumn("Peak in progress", "peak_in_progress", expectedCount, fleetdata.RunFigures()),
 	{header: "Recovered", text: func(s fleetdata.RunRow) string {
 		if j := recoveryJudged(s); j != "yes" {
 			return j
@@ -152,16 +158,6 @@ func recoveryJudged(s fleetdata.RunRow) string {
 		return "too short"
 	}
 	return "yes"
-}
-
-// json writes the title, what ran the runs, a row a run with its settings, and the series.
-func (r FleetReport) json(w io.Writer) error {
-	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Recovery: fleetCaption(r.Rows)}
-	rows, err := withSettingsObject(columnsFields(fleetColumns, r.Rows), r.RunConfigs)
-	if err != nil {
-		return err
-	}
-	return writeRuns(w, d, rows, nil, r.Series, pointFields)
 }
 
 // fleetSeries are the figures of a fleet run's second, in csv and json's order.
@@ -203,10 +199,6 @@ const recoveryCaption = "Recovered: replicates judged whose goodput came back fo
 func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
-func (r FleetReport) table(w io.Writer, st tableStyle) error {
-	return writeColumnsTable(w, st, r.Title, fleetColumns, r.Rows, fleetCaption(r.Rows))
-}
-
 // fleetCaption is recoveryCaption when some row's run has a trigger, else "".
 func fleetCaption(rows []fleetdata.RunRow) string {
 	if slices.ContainsFunc(rows, func(s fleetdata.RunRow) bool { return s.Trigger }) {
@@ -226,22 +218,15 @@ func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet
 // fleetPanelHeight is the height of one run's panel.
 const fleetPanelHeight = 8 * vg.Centimeter
 
-// fleetLine is a series PlotFleet draws: its legend, its colour and its value at a point.
-type fleetLine struct {
-	name   string
-	colour color.Color
-	get    func(fleetdata.Point) float64
-}
-
 // fleetColours are the palette indexes of fleetSeries' drawn figures.
 var fleetColours = []int{0, 2, 3, 6, 1, 5, 4, 7}
 
-// fleetLines are the series of a run's panel; conflicts only when keys is on.
-func fleetLines(keys bool) []fleetLine {
-	var lines []fleetLine
+// fleetLines are the series of a run's panel, line k drawn in fleetColours[k]; conflicts only when keys is on.
+func fleetLines(keys bool) []seriesColumn[fleetdata.Point] {
+	var lines []seriesColumn[fleetdata.Point]
 	for _, s := range fleetSeries {
 		if s.legend != "" && (keys || s.key != "conflicts") {
-			lines = append(lines, fleetLine{s.legend, lineColour(fleetColours[len(lines)]), s.get})
+			lines = append(lines, s)
 		}
 	}
 	return lines
@@ -264,10 +249,11 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		}
 	}
 	common, own := splitSettings(cfgs)
-	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: fleetPanelHeight, heading: title}
+	heading := title
 	if common != "" {
-		f.heading += "\n" + wrapSettings("every run: "+common, 90)
+		heading += "\n" + wrapSettings("every run: "+common, 90)
 	}
+	var panels []*plot.Plot
 	for i, pts := range runs {
 		title := cfgs[i].Name
 		if own[i] != "" {
@@ -291,7 +277,7 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		for k, l := range lines {
 			line, err := plotter.NewLine(xys[k])
 			if err != nil {
-				return stack{}, fmt.Errorf("%s: %w", l.name, err)
+				return stack{}, fmt.Errorf("%s: %w", l.legend, err)
 			}
 			// A series equal to later ones is drawn wider under them, as a sweep's plot does.
 			later := 0
@@ -300,11 +286,11 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 					later++
 				}
 			}
-			name := l.name
+			name := l.legend
 			if j := slices.IndexFunc(xys[:k], func(o plotter.XYs) bool { return slices.Equal(o, xys[k]) }); j >= 0 {
-				name += " (same as " + lines[j].name + ")"
+				name += " (same as " + lines[j].legend + ")"
 			}
-			line.Color = l.colour
+			line.Color = lineColour(fleetColours[k])
 			line.Dashes = plotutil.Dashes(k)
 			line.Width = vg.Points(1.2 + 1.5*float64(later))
 			p.Add(line)
@@ -313,10 +299,9 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		// The same time axis and y scale in every panel, so runs compare by eye.
 		p.X.Min, p.X.Max = 0, end
 		p.Y.Min, p.Y.Max = 0, top*1.05
-		p, legend := withLegend(p)
-		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
+		panels = append(panels, p)
 	}
-	return f, nil
+	return newStack(15*vg.Centimeter, fleetPanelHeight, heading, panels...), nil
 }
 
 // timePanel is a panel of figures a second against time, over a grid.

@@ -107,17 +107,11 @@ func cellPolicy(m metastable.Map, i int) string {
 	return m.Policies[i/per].Name
 }
 
-func (r MapReport) table(w io.Writer, st tableStyle) error {
-	return writeColumnsTable(w, st, r.Title, mapColumns, r.mapRows(), mapCaption)
-}
-
-func (r MapReport) csv(w io.Writer) error {
-	return writeFields(w, columnsFields(mapColumns, r.mapRows()))
-}
-
-// json writes {"title", "replicates", "seed", "recovery", "rows"}.
-func (r MapReport) json(w io.Writer) error {
-	return kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Recovery: mapCaption}.write(w, columnsFields(mapColumns, r.mapRows()))
+// report is r as every format writes it, its csv without the seed.
+func (r MapReport) report() kindReport[mapRow] {
+	return kindReport[mapRow]{cs: mapColumns, rows: r.mapRows(), caption: mapCaption,
+		head:    kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Recovery: mapCaption},
+		csvRows: func(rows [][]field) [][]field { return rows }, page: r.html}
 }
 
 // html writes one page: the table and the heat maps, inline.

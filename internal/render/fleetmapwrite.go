@@ -19,6 +19,6 @@ func (r Renderer) MapOutputs(m metastable.Map, cells []fleet.Config, obs [][]sta
 	}
 	rep := MapReport{Map: m, Cells: done, Replicates: replicates, Seed: seed,
 		Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), replicates, seed)}
-	out, _, pic, err = r.Outputs(rep, "", nil, plotExt, func(w io.Writer, ext string) error { return PlotMap(w, rep, ext) })
+	out, _, pic, err = r.Outputs(rep.report(), "", nil, plotExt, func(w io.Writer, ext string) error { return PlotMap(w, rep, ext) })
 	return out, pic, rep.MapFigures(), err
 }

@@ -273,19 +273,19 @@ func TestFleetLegendOutside(t *testing.T) {
 func TestFleetColoursApart(t *testing.T) {
 	lines := fleetLines(true)
 	for i, a := range lines {
-		for _, b := range lines[i+1:] {
-			if a.colour == b.colour {
-				t.Errorf("%s and %s are drawn in one colour, %v", a.name, b.name, a.colour)
+		for j := i + 1; j < len(lines); j++ {
+			if lineColour(fleetColours[i]) == lineColour(fleetColours[j]) {
+				t.Errorf("%s and %s are drawn in one colour, %v", a.legend, lines[j].legend, lineColour(fleetColours[i]))
 			}
 		}
 	}
 	var hs, ht float64
-	for _, l := range lines {
-		switch l.name {
+	for k, l := range lines {
+		switch l.legend {
 		case "successes":
-			hs, _ = hue(l.colour)
+			hs, _ = hue(lineColour(fleetColours[k]))
 		case "timeouts":
-			ht, _ = hue(l.colour)
+			ht, _ = hue(lineColour(fleetColours[k]))
 		}
 	}
 	if d := math.Min(math.Abs(hs-ht), 360-math.Abs(hs-ht)); d < 90 {

@@ -86,7 +86,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 			return encodeWhole(w, ext)(newSpikeFigure(rep.PlotTitle, run.Results))
 		}
 	}
-	return r.Outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, pointFields, ext) }, plotExt, draw)
+	return r.Outputs(rep.report(), seriesExt, rep.report().writeSeries, plotExt, draw)
 }
 
 // Outputs are doc in r's format and, by extension ("" for none), its series and plot.

@@ -60,17 +60,46 @@ const (
 	totalsCallsARequest = "calls a request"
 )
 
-// table pivots the totals: a row a failure rate (and client count), two columns a policy.
-func (t TotalsReport) table(w io.Writer, st tableStyle) error {
-	rows, byClients := t.Rows, t.ByClients
-	var policies []string
-	for _, r := range rows {
+// totalsKey is a row of the totals' pivots: a client count (0 unless by clients) and a failure rate.
+type totalsKey struct {
+	clients int
+	rate    float64
+}
+
+// lead are the key's cells for people: its client count when by clients, and its failure rate.
+func (k totalsKey) lead(byClients bool) []string {
+	rate := strconv.FormatFloat(k.rate, 'g', -1, 64)
+	if byClients {
+		return []string{strconv.Itoa(k.clients), rate}
+	}
+	return []string{rate}
+}
+
+// pivot are the policies and the keys in the order t's rows first name them, and each key's row index by policy.
+func (t TotalsReport) pivot() (policies []string, keys []totalsKey, at map[totalsKey]map[string]int) {
+	at = map[totalsKey]map[string]int{}
+	for i, r := range t.Rows {
 		if !slices.Contains(policies, r.Run) {
 			policies = append(policies, r.Run)
 		}
+		k := totalsKey{r.Clients, r.FailureRate}
+		if !t.ByClients {
+			k.clients = 0
+		}
+		if at[k] == nil {
+			keys = append(keys, k)
+			at[k] = map[string]int{}
+		}
+		at[k][r.Run] = i
 	}
+	return policies, keys, at
+}
+
+// table pivots the totals: a row a failure rate (and client count), two columns a policy.
+func (t TotalsReport) table(w io.Writer, st tableStyle) error {
+	policies, keys, at := t.pivot()
 	header := []string{"Failure rate"}
-	if byClients {
+	if t.ByClients {
 		header = []string{"Clients", "Failure rate"}
 	}
 	lead := len(header)
@@ -79,30 +108,18 @@ func (t TotalsReport) table(w io.Writer, st tableStyle) error {
 	}
 	tb := newTable(w, st, numberColumns(len(header), 0), lead)
 	tb.Header(header)
-	var cells []string
-	flush := func() {
-		if cells != nil {
-			tb.Append(cells)
-		}
-	}
-	for i, r := range rows {
-		if i == 0 || r.FailureRate != rows[i-1].FailureRate || r.Clients != rows[i-1].Clients {
-			flush()
-			cells = make([]string, len(header))
-			for j := range cells {
-				cells[j] = "-"
+	for _, k := range keys {
+		cells := k.lead(t.ByClients)
+		for _, p := range policies {
+			i, ok := at[k][p]
+			if !ok || t.Rows[i].Requests == 0 {
+				cells = append(cells, "-", "-")
+				continue
 			}
-			if byClients {
-				cells[0] = strconv.Itoa(r.Clients)
-			}
-			cells[lead-1] = strconv.FormatFloat(r.FailureRate, 'g', -1, 64)
+			r := t.Rows[i]
+			cells = append(cells, jobShare.text(float64(r.Succeeded)/float64(r.Requests)), totalsCalls.text(float64(r.Calls)/float64(r.Requests)))
 		}
-		j := lead + 2*slices.Index(policies, r.Run)
-		if r.Requests > 0 {
-			cells[j] = totalsShare.text(float64(r.Succeeded) / float64(r.Requests))
-			cells[j+1] = totalsCalls.text(float64(r.Calls) / float64(r.Requests))
-		}
+		tb.Append(cells)
 	}
-	flush()
 	return writeTitled(w, st, t.Title, tb, "")
 }

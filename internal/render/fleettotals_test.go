@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
@@ -119,5 +120,30 @@ func TestTotalsHTML(t *testing.T) {
 	}
 	if !strings.Contains(p.text, "-") { // 3_tries ran at 0.1 only
 		t.Error("no - for the policy that did not run at 0.5")
+	}
+}
+
+// The text table and the page pivot every totals preset alike: each
+// preset's runs come with a key's (failure rate, and client count when by
+// clients) runs next to each other and the client count fixed otherwise,
+// so the key of the page's pivot is the text table's run of rows.
+func TestTotalsPresetsGroupTheirKeys(t *testing.T) {
+	for _, p := range fleetpreset.Presets() {
+		if !p.Totals {
+			continue
+		}
+		rep := TotalsReport{ByClients: p.ByClients}
+		for _, c := range p.Runs(p.Duration) {
+			rep.Rows = append(rep.Rows, fleetdata.Totals{Run: c.Name, Clients: c.Client.Clients, FailureRate: c.Server.PFail})
+		}
+		runs := 0 // runs of rows of one failure rate and client count
+		for i, r := range rep.Rows {
+			if i == 0 || r.FailureRate != rep.Rows[i-1].FailureRate || r.Clients != rep.Rows[i-1].Clients {
+				runs++
+			}
+		}
+		if _, keys, _ := rep.pivot(); len(keys) != runs || runs == 0 {
+			t.Errorf("%s: %d keys in the pivot, %d runs of rows of one key; want them equal", p.Name, len(keys), runs)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -48,18 +49,18 @@ var graphColumns = columns[fleetdata.GraphRow]{
 		return []field{{"depth", int64(r.Depth)}, {"replicates", int64(r.Replicates)}}
 	}},
 	estimateColumn("Requests", "requests", wholeCount, fleetdata.GraphFigures()),
-	estimateColumn("", "calls", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("Calls per request", "amplification", perRequest, fleetdata.GraphFigures()),
+	estimateColumn("", "calls", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("Calls per request", "amplification", perJob, fleetdata.GraphFigures()),
 	estimateColumn("Succeeded", "succeeded", requestShare, fleetdata.GraphFigures()),
-	estimateColumn("Goodput /s", "goodput", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("Timeouts", "timeouts", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("Retries", "retries", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("Rejected", "rejected", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("Duplicates", "duplicates", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("In progress", "in_progress", fleetMean, fleetdata.GraphFigures()),
-	estimateColumn("", "sojourn_seconds", fleetMean, fleetdata.GraphFigures()),
+	estimateColumn("Goodput /s", "goodput", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("Timeouts", "timeouts", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("Retries", "retries", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("Rejected", "rejected", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("Duplicates", "duplicates", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("In progress", "in_progress", expectedCount, fleetdata.GraphFigures()),
+	estimateColumn("", "sojourn_seconds", expectedCount, fleetdata.GraphFigures()),
 	quantilesColumn("Latency p50 / p95 / p99", "latency", fleetdata.GraphFigures()),
-	estimateColumn("", "peak_in_progress", fleetMean, fleetdata.GraphFigures()),
+	estimateColumn("", "peak_in_progress", expectedCount, fleetdata.GraphFigures()),
 }
 
 // graphSeries are the figures of a service's second: its calls, then fleetSeries'.
@@ -76,10 +77,6 @@ func graphPointFields(p fleetdata.GraphPoint) []field {
 	return append([]field{{"run", p.Run}, {"service", p.Service}, {"t", int64(p.T)}}, seriesFields(graphSeries, p)...)
 }
 
-func (r GraphReport) csv(w io.Writer) error {
-	return writeFields(w, ranBy(columnsFields(graphColumns, r.Rows), r.Seed, r.Scenario))
-}
-
 // ranBy appends to each csv row the seed, and the scenario file when one was read.
 func ranBy(rows [][]field, seed uint64, scenario string) [][]field {
 	for i := range rows {
@@ -91,27 +88,30 @@ func ranBy(rows [][]field, seed uint64, scenario string) [][]field {
 	return rows
 }
 
-// json writes the title, what ran the runs, the graphs' settings, the rows and the series.
-func (r GraphReport) json(w io.Writer) error {
-	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
-	var err error
-	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
-		return err
-	}
-	return writeRuns(w, d, columnsFields(graphColumns, r.Rows), func(i int) ([]field, error) {
-		if r.Rows[i].ByDepth == nil {
-			return nil, nil
-		}
-		var by []json.RawMessage
-		for k, e := range r.Rows[i].ByDepth {
-			o, err := object(append([]field{{"depth", int64(k + 1)}}, estimateFields("amplification", e)...))
-			if err != nil {
+// report is r as every format writes it: json echoes the graphs' settings and each row's amplification by depth.
+func (r GraphReport) report() kindReport[fleetdata.GraphRow] {
+	return kindReport[fleetdata.GraphRow]{cs: graphColumns, rows: r.Rows, caption: graphCaption,
+		head: kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario},
+		jsonRows: func(d *kindDoc, rows [][]field) ([][]field, error) {
+			var err error
+			if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
 				return nil, err
 			}
-			by = append(by, o)
-		}
-		return []field{{"amplification_by_depth", by}}, nil
-	}, r.Series, graphPointFields)
+			return withMore(rows, func(i int) ([]field, error) {
+				if r.Rows[i].ByDepth == nil {
+					return nil, nil
+				}
+				var by []json.RawMessage
+				for k, e := range r.Rows[i].ByDepth {
+					o, err := object(append([]field{{"depth", int64(k + 1)}}, estimateFields("amplification", e)...))
+					if err != nil {
+						return nil, err
+					}
+					by = append(by, o)
+				}
+				return []field{{"amplification_by_depth", by}}, nil
+			})
+		}, series: pointRows(r.Series, graphPointFields), page: r.html}
 }
 
 // graphSettings is g as a scenario file's graph section, only the settings the run reads.
@@ -202,10 +202,6 @@ const graphCaption = "A row a run and service (depth: its shortest distance from
 	"every service); succeeded: the share of its requests that succeeded; rejected and duplicates: at the service " +
 	"(end to end: at every service); in progress: the time average of the calls at the service over the run's duration."
 
-func (r GraphReport) table(w io.Writer, st tableStyle) error {
-	return writeColumnsTable(w, st, r.Title, graphColumns, r.Rows, graphCaption)
-}
-
 // html writes the graph run as one page: its settings, the plot, and a table a run.
 func (r GraphReport) html(w io.Writer) error {
 	p := page{title: r.Title, params: r.Params}
@@ -225,11 +221,7 @@ func (r GraphReport) html(w io.Writer) error {
 		}
 		p.tables[k].rows = append(p.tables[k].rows, pageRow{cells: graphColumns.pageCells(row, i)[1:]})
 	}
-	var err error
-	if p.figures, err = pageFigures(newGraphFigure(r.PlotTitle, r.Graphs, r.Series)); err != nil {
-		return err
-	}
-	return writePage(w, p)
+	return writeFigured(w, p)(newGraphFigure(r.PlotTitle, r.Graphs, r.Series))
 }
 
 // graphPanelHeight is the height of one service's panel.
@@ -257,7 +249,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.Graph
 		k := key{p.Run, p.Service}
 		pts[k] = append(pts[k], p)
 	}
-	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight}
+	var panels []*plot.Plot
 	for i, s := range services {
 		heading := s
 		if i == 0 {
@@ -296,10 +288,9 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.Graph
 		}
 		p.X.Min, p.X.Max = 0, end
 		p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.05)
-		p, legend := withLegend(p)
-		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
+		panels = append(panels, p)
 	}
-	return f, nil
+	return newStack(15*vg.Centimeter, graphPanelHeight, "", panels...), nil
 }
 
 // GraphRun is what one `retrysim graph` ran: a preset's graphs or a scenario file's.
@@ -332,10 +323,9 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 	for _, g := range rep.Graphs {
 		rep.Params = append(rep.Params, g.Name+": "+describeGraph(g))
 	}
-	return r.Outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, graphPointFields, ext) },
-		plotExt, func(w io.Writer, ext string) error {
-			return encodeWhole(w, ext)(newGraphFigure(rep.PlotTitle, rep.Graphs, rep.Series))
-		})
+	return r.Outputs(rep.report(), seriesExt, rep.report().writeSeries, plotExt, func(w io.Writer, ext string) error {
+		return encodeWhole(w, ext)(newGraphFigure(rep.PlotTitle, rep.Graphs, rep.Series))
+	})
 }
 
 // describeGraph is g's calls on one line: "-> a 3 tries; a -> b 3 tries, finagle-budget".

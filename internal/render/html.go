@@ -303,11 +303,7 @@ func (r FleetReport) html(w io.Writer) error {
 	case len(r.Spikes) > 0:
 		return writePageWith(w, p, func(w io.Writer) error { return encodeWhole(w, ".svg")(newSpikeFigure(r.PlotTitle, r.Spikes)) })
 	case len(r.Runs) > 0:
-		figs, err := pageFigures(newFleetFigure(r.PlotTitle, r.Runs, r.Configs))
-		if err != nil {
-			return err
-		}
-		p.figures = figs
+		return writeFigured(w, p)(newFleetFigure(r.PlotTitle, r.Runs, r.Configs))
 	}
 	return writePage(w, p)
 }
@@ -403,27 +399,7 @@ func (t TotalsReport) html(w io.Writer) error {
 		return fmt.Errorf("totals: %d results for %d rows", len(t.Results), len(t.Rows))
 	}
 	p := page{title: t.Title, params: t.Params}
-	var policies []string
-	type key struct {
-		clients int
-		rate    float64
-	}
-	var keys []key
-	at := map[key]map[string]int{} // the row index of a key's policy
-	for i, r := range t.Rows {
-		if !slices.Contains(policies, r.Run) {
-			policies = append(policies, r.Run)
-		}
-		k := key{r.Clients, r.FailureRate}
-		if !t.ByClients {
-			k.clients = 0
-		}
-		if at[k] == nil {
-			keys = append(keys, k)
-			at[k] = map[string]int{}
-		}
-		at[k][r.Run] = i
-	}
+	policies, keys, at := t.pivot()
 	lead := []string{"Failure rate"}
 	if t.ByClients {
 		lead = []string{"Clients", "Failure rate"}
@@ -440,10 +416,9 @@ func (t TotalsReport) html(w io.Writer) error {
 		pt := pageTable{heading: heading, howTo: howTo + " " + intervals, header: append(slices.Clone(lead), policies...)}
 		for _, k := range keys {
 			var cells []pageCell
-			if t.ByClients {
-				cells = append(cells, plain(strconv.Itoa(k.clients)))
+			for _, c := range k.lead(t.ByClients) {
+				cells = append(cells, plain(c))
 			}
-			cells = append(cells, plain(strconv.FormatFloat(k.rate, 'g', -1, 64)))
 			for _, pol := range policies {
 				i, ok := at[k][pol]
 				if !ok || t.Rows[i].Requests == 0 {
@@ -467,7 +442,7 @@ func (t TotalsReport) html(w io.Writer) error {
 	}
 	p.tables = []pageTable{
 		pivot("Requests that succeeded", who+", a column one client policy: the share of the requests that "+
-			"succeeded, within the policy's attempts, in percent;", "succeeded", "requests", totalsShare,
+			"succeeded, within the policy's attempts, in percent;", "succeeded", "requests", jobShare,
 			func(r fleetdata.Totals) float64 { return float64(r.Succeeded) / float64(r.Requests) },
 			func(s fleetdata.RunRow) schema.Estimate { return s.Succeeded }),
 		pivot("Server calls a request (amplification)", who+", a column one client policy: the calls the server "+

@@ -177,10 +177,10 @@ func TestFleetHTML(t *testing.T) {
 		P50: e(2.4, 0), P95: e(56.6, 0), P99: e(63, 0), PeakInProgress: e(1544, 107), Recovery: e(math.NaN(), 0),
 	}}}
 	var page, js bytes.Buffer
-	if err := lookup(t, FleetDoc, "html").Runs(&page, r); err != nil {
+	if err := lookup(t, FleetDoc, "html").Runs(&page, r.report()); err != nil {
 		t.Fatal(err)
 	}
-	if err := lookup(t, FleetDoc, "json").Runs(&js, r); err != nil {
+	if err := lookup(t, FleetDoc, "json").Runs(&js, r.report()); err != nil {
 		t.Fatal(err)
 	}
 	var out struct{ Rows []map[string]any }

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"io"
 	"slices"
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
@@ -23,14 +22,6 @@ type sweepRow[R any] struct {
 	row    R
 }
 
-// kindSweep is a sweep of a kind's runs: a row a point and kind's row.
-type kindSweep[R any] struct {
-	SweepHead
-	cs      columns[sweepRow[R]]
-	rows    []sweepRow[R]
-	caption string
-}
-
 // Table is a kind's rows declared once: its columns and its caption under a table.
 type Table[R any] struct {
 	cs      columns[R]
@@ -50,9 +41,10 @@ func WorkersTable() Table[fleetdata.WorkersRow] {
 	return Table[fleetdata.WorkersRow]{workersColumns, func([]fleetdata.WorkersRow) string { return drainCaption }}
 }
 
-// Sweep is a sweep of the kind's runs, rows[p] the rows of point p (values points[p]).
+// Sweep is a sweep of the kind's runs, rows[p] the rows of point p (values points[p]); no page writes it.
 func (t Table[R]) Sweep(h SweepHead, points [][]string, rows [][]R) Runs {
-	s := kindSweep[R]{SweepHead: h, caption: t.caption(slices.Concat(rows...))}
+	s := kindReport[sweepRow[R]]{caption: t.caption(slices.Concat(rows...)),
+		head: kindDoc{Title: h.Title, Replicates: h.Replicates, Seed: h.Seed, Scenario: h.Scenario}}
 	for i, path := range h.Paths {
 		s.cs = append(s.cs, labelColumn(path, path, func(r sweepRow[R]) string { return r.values[i] }))
 	}
@@ -83,21 +75,4 @@ func lift[R any](c column[R]) column[sweepRow[R]] {
 		out.fields = func(r sweepRow[R]) []field { return c.fields(r.row) }
 	}
 	return out
-}
-
-func (s kindSweep[R]) table(w io.Writer, st tableStyle) error {
-	return writeColumnsTable(w, st, s.Title, s.cs, s.rows, s.caption)
-}
-
-func (s kindSweep[R]) csv(w io.Writer) error {
-	return writeFields(w, ranBy(columnsFields(s.cs, s.rows), s.Seed, s.Scenario))
-}
-
-func (s kindSweep[R]) json(w io.Writer) error {
-	return kindDoc{Title: s.Title, Replicates: s.Replicates, Seed: s.Seed, Scenario: s.Scenario}.write(w, columnsFields(s.cs, s.rows))
-}
-
-// html is not written: KindSweepDoc is no page's document.
-func (s kindSweep[R]) html(w io.Writer) error {
-	return Renderer{name: "html"}.unwritten("a sweep of runs")
 }

@@ -24,15 +24,15 @@ type numberStyle struct {
 // column mixes 10.6 with 10.11 or 5,078 with 5022.7 (but Calls per job,
 // whose article rounding the Part 5 goldens pin).
 var (
-	// jobShare is a share of jobs in percent (Succeeded), as the article's.
+	// jobShare is a share of jobs in percent (Succeeded), as the article's, or of a totals preset's requests.
 	jobShare = numberStyle{scale: 100, decimals: 3, unit: "%", share: true}
 	// wholeCount is a count of jobs, calls or side effects.
 	wholeCount = numberStyle{}
-	// expectedCount is a count's closed form or a mean of counts.
+	// expectedCount is a count's closed form or a mean of counts or rates (the fleet's over its replicates).
 	expectedCount = numberStyle{decimals: 1}
 	// callsPerJob is calls per job's intervals, expectations and spreads.
 	callsPerJob = numberStyle{decimals: 2}
-	// perJob is a mean per job: deliveries and charges.
+	// perJob is a mean per job (deliveries, charges) or per fleet request (amplification).
 	perJob = numberStyle{decimals: 3}
 	// zScore is how many standard errors a result is from its closed form.
 	zScore = numberStyle{decimals: 2}
@@ -40,14 +40,9 @@ var (
 	timeSeconds = numberStyle{digits: 4, unit: " s"}
 	// sweepValue is a swept metric: its size is unknown until the sweep ran.
 	sweepValue = numberStyle{digits: 4}
-	// perRequest is a mean per request of the fleet: calls (amplification).
-	perRequest = numberStyle{decimals: 3}
 	// requestShare is a share of the fleet's requests in percent.
 	requestShare = numberStyle{scale: 100, decimals: 1, unit: "%", share: true}
-	// fleetMean is a mean over the fleet's replicates of a count or rate.
-	fleetMean = numberStyle{decimals: 1}
-	// totalsShare and totalsCalls are a totals preset's share succeeded and calls a request.
-	totalsShare = numberStyle{scale: 100, decimals: 3, unit: "%", share: true}
+	// totalsCalls is a totals preset's calls a request.
 	totalsCalls = numberStyle{decimals: 4}
 	// wallSeconds is the wall time a real run (race) took.
 	wallSeconds = numberStyle{decimals: 2, unit: " s"}

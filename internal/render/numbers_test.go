@@ -22,9 +22,9 @@ func TestNumberStyles(t *testing.T) {
 		{"outwards", perJob.interval(1.0004, 1.0016), " [1.000, 1.002]"},
 		{"a round bound stays", callsPerJob.interval(10.1, 10.2), " [10.10, 10.20]"},
 		{"share cut at 100%", requestShare.interval(0.5, 1.2), " [50.0, 100.0]"},
-		{"cut at 0", fleetMean.interval(-3, 4.01), " [0.0, 4.1]"},
-		{"no width", fleetMean.interval(2, 2), ""},
-		{"one replicate", fleetMean.interval(math.NaN(), math.NaN()), ""},
+		{"cut at 0", expectedCount.interval(-3, 4.01), " [0.0, 4.1]"},
+		{"no width", expectedCount.interval(2, 2), ""},
+		{"one replicate", expectedCount.interval(math.NaN(), math.NaN()), ""},
 		{"with interval", wholeCount.withInterval(3520.4, 3473.2, 3566.1), "3,520 [3,473, 3,567]"},
 	} {
 		if tc.got != tc.want {

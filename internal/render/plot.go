@@ -333,8 +333,7 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 		}
 		p.Legend.Add(fmt.Sprintf("values of 0 (at %s = %s) not shown on the log axis", ax.Name, strings.Join(at, ", ")), blank{})
 	}
-	p, legend := withLegend(p)
-	return stack{panels: []*plot.Plot{p}, legends: []plot.Legend{legend}, plotWidth: 17 * vg.Centimeter, panelHeight: 13 * vg.Centimeter}, nil
+	return newStack(17*vg.Centimeter, 13*vg.Centimeter, "", p), nil
 }
 
 // sweptTicks label a line plot's x axis at each swept value.

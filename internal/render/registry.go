@@ -62,13 +62,7 @@ type Runs interface {
 	html(w io.Writer) error
 }
 
-var (
-	_ Runs = FleetReport{}
-	_ Runs = TotalsReport{}
-	_ Runs = GraphReport{}
-	_ Runs = WorkersReport{}
-	_ Runs = MapReport{}
-)
+var _ Runs = TotalsReport{}
 
 // renderers are every format, the default first, in the order commands offer them.
 var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth}), tableFormat("markdown", tableStyle{markdown: true}), {

@@ -75,7 +75,7 @@ func TestRegistryWrites(t *testing.T) {
 			case SweepDoc:
 				err = r.Sweep(&b, sw, PlotOptions{})
 			case FleetDoc:
-				err = r.Runs(&b, fl)
+				err = r.Runs(&b, fl.report())
 			case TotalsDoc:
 				err = r.Runs(&b, TotalsReport{Title: "t", Rows: []fleetdata.Totals{{Run: "r", FailureRate: 0.1, Requests: 2, Succeeded: 1, Calls: 3}}})
 			case CasesDoc:

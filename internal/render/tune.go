@@ -236,8 +236,7 @@ func (pn TunePanel) stack() (stack, error) {
 			p.Y.Min, p.Y.Max = math.Min(p.Y.Min, pn.Bound/2), math.Max(p.Y.Max, pn.Bound*2)
 		}
 	}
-	p, legend := withLegend(p)
-	return stack{panels: []*plot.Plot{p}, legends: []plot.Legend{legend}, plotWidth: 17 * vg.Centimeter, panelHeight: 11 * vg.Centimeter}, nil
+	return newStack(17*vg.Centimeter, 11*vg.Centimeter, "", p), nil
 }
 
 // level shades a panel's side of a requirement's bound, and draws the bound.

@@ -41,23 +41,23 @@ var workersColumns = columns[fleetdata.WorkersRow]{
 	labelColumn("Run", "run", func(r fleetdata.WorkersRow) string { return r.Run }),
 	rawColumn(func(r fleetdata.WorkersRow) []field { return []field{{"replicates", int64(r.Replicates)}} }),
 	estimateColumn("Jobs", "jobs", wholeCount, fleetdata.WorkersFigures()),
-	estimateColumn("Completed", "completed", fleetMean, fleetdata.WorkersFigures()),
-	estimateColumn("Dead", "dead", fleetMean, fleetdata.WorkersFigures()),
-	estimateColumn("Queued at end", "queued_at_end", fleetMean, fleetdata.WorkersFigures()),
-	estimateColumn("Deliveries", "deliveries", fleetMean, fleetdata.WorkersFigures()),
-	estimateColumn("Duplicates", "duplicates", fleetMean, fleetdata.WorkersFigures()),
-	estimateColumn("Lost work", "lost_work", fleetMean, fleetdata.WorkersFigures()),
-	estimateColumn("Late", "late", fleetMean, fleetdata.WorkersFigures()),
-	estimateColumn("", "conflicts", fleetMean, fleetdata.WorkersFigures()),
-	estimateColumn("", "crashes", fleetMean, fleetdata.WorkersFigures()),
-	estimateColumn("", "rolled_back", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("Completed", "completed", expectedCount, fleetdata.WorkersFigures()),
+	estimateColumn("Dead", "dead", expectedCount, fleetdata.WorkersFigures()),
+	estimateColumn("Queued at end", "queued_at_end", expectedCount, fleetdata.WorkersFigures()),
+	estimateColumn("Deliveries", "deliveries", expectedCount, fleetdata.WorkersFigures()),
+	estimateColumn("Duplicates", "duplicates", expectedCount, fleetdata.WorkersFigures()),
+	estimateColumn("Lost work", "lost_work", expectedCount, fleetdata.WorkersFigures()),
+	estimateColumn("Late", "late", expectedCount, fleetdata.WorkersFigures()),
+	estimateColumn("", "conflicts", expectedCount, fleetdata.WorkersFigures()),
+	estimateColumn("", "crashes", expectedCount, fleetdata.WorkersFigures()),
+	estimateColumn("", "rolled_back", expectedCount, fleetdata.WorkersFigures()),
 	rawColumn(func(r fleetdata.WorkersRow) []field {
 		sh := r.DrainedReplicates
 		return append(append(estimateFields("drain_seconds", r.DrainSeconds), estimateFields("drained_replicates", sh)...),
 			field{"drained_count", sh.Count()}, field{"judged_replicates", sh.N})
 	}),
-	estimateColumn("Peak backlog", "peak_backlog", fleetMean, fleetdata.WorkersFigures()),
-	estimateColumn("Peak retrying", "peak_retrying", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("Peak backlog", "peak_backlog", expectedCount, fleetdata.WorkersFigures()),
+	estimateColumn("Peak retrying", "peak_retrying", expectedCount, fleetdata.WorkersFigures()),
 	estimateColumn("Peak age", "peak_age_seconds", timeSeconds, fleetdata.WorkersFigures()),
 	{header: "Drain (drained)", text: func(r fleetdata.WorkersRow) string {
 		sh := r.DrainedReplicates
@@ -113,7 +113,7 @@ func (r Renderer) WorkersOutputs(rep WorkersReport, res []fleet.GraphResult, plo
 		d = max(d, x.Graph.Duration)
 	}
 	rep.Title = fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(rep.Replicates), "replicate"), rep.Seed)
-	out, _, pic, err = r.Outputs(rep, "", nil, plotExt, func(w io.Writer, ext string) error { return PlotWorkers(w, rep, ext) })
+	out, _, pic, err = r.Outputs(rep.report(), "", nil, plotExt, func(w io.Writer, ext string) error { return PlotWorkers(w, rep, ext) })
 	return out, pic, err
 }
 
@@ -130,30 +130,28 @@ func (r WorkersReport) runDeps(run string) []string {
 	return deps
 }
 
-func (r WorkersReport) csv(w io.Writer) error {
-	return writeFields(w, ranBy(columnsFields(workersColumns, r.Rows), r.Seed, r.Scenario))
-}
+// Runs is r as a document every format writes.
+func (r WorkersReport) Runs() Runs { return r.report() }
 
-// json writes the title, what ran the runs, the rows, the services' rows and the series.
-func (r WorkersReport) json(w io.Writer) error {
-	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption}
-	var err error
-	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
-		return err
-	}
-	if d.Services, err = objects(r.Services, graphColumns.fields); err != nil {
-		return err
-	}
-	return writeRuns(w, d, columnsFields(workersColumns, r.Rows), func(i int) ([]field, error) {
-		steps, err := objects(r.Rows[i].Steps, func(st fleetdata.WorkersStep) []field {
-			return append([]field{{"step", int64(st.Step)}, {"to", st.To}}, estimateFields("duplicates", st.Duplicates)...)
-		})
-		return []field{{"steps", steps}}, err
-	}, r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) })
-}
-
-func (r WorkersReport) table(w io.Writer, st tableStyle) error {
-	return writeColumnsTable(w, st, r.Title, workersColumns, r.Rows, drainCaption)
+// report is r as every format writes it: json echoes the graphs' settings, the services' rows and each row's steps.
+func (r WorkersReport) report() kindReport[fleetdata.WorkersRow] {
+	return kindReport[fleetdata.WorkersRow]{cs: workersColumns, rows: r.Rows, caption: drainCaption,
+		head: kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption},
+		jsonRows: func(d *kindDoc, rows [][]field) ([][]field, error) {
+			var err error
+			if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
+				return nil, err
+			}
+			if d.Services, err = objects(r.Services, graphColumns.fields); err != nil {
+				return nil, err
+			}
+			return withMore(rows, func(i int) ([]field, error) {
+				steps, err := objects(r.Rows[i].Steps, func(st fleetdata.WorkersStep) []field {
+					return append([]field{{"step", int64(st.Step)}, {"to", st.To}}, estimateFields("duplicates", st.Duplicates)...)
+				})
+				return []field{{"steps", steps}}, err
+			})
+		}, series: pointRows(r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) }), page: r.html}
 }
 
 // workersJobsColumns is how many headers the page's first table holds, to fit the page.
@@ -183,9 +181,5 @@ func (r WorkersReport) html(w io.Writer) error {
 		times.rows = append(times.rows, pageRow{cells: append([]pageCell{c[0]}, c[workersJobsColumns:]...)})
 	}
 	p.tables = []pageTable{jobs, times}
-	var err error
-	if p.figures, err = pageFigures(newWorkersFigure(r)); err != nil {
-		return err
-	}
-	return writePage(w, p)
+	return writeFigured(w, p)(newWorkersFigure(r))
 }

@@ -22,13 +22,7 @@ import (
 // workersPanel is one panel of a worker fleet's plot.
 type workersPanel struct {
 	title, y string
-	lines    []workersLine
-}
-
-// workersLine is one figure of a worker fleet's point, a colour a figure.
-type workersLine struct {
-	name string
-	get  func(fleetdata.WorkersPoint) float64
+	lines    []seriesColumn[fleetdata.WorkersPoint] // a colour a line
 }
 
 // PlotWorkers draws r's series, one panel above the other on one time
@@ -40,11 +34,10 @@ func PlotWorkers(w io.Writer, r WorkersReport, ext string) error {
 
 // workersPanels are the panels PlotWorkers may draw, in its order.
 func workersPanels(r WorkersReport) []workersPanel {
-	lines := func(keys ...string) []workersLine {
-		var ls []workersLine
+	lines := func(keys ...string) []seriesColumn[fleetdata.WorkersPoint] {
+		var ls []seriesColumn[fleetdata.WorkersPoint]
 		for _, k := range keys {
-			c := seriesColumnOf(workersSeries, k)
-			ls = append(ls, workersLine{c.legend, c.get})
+			ls = append(ls, seriesColumnOf(workersSeries, k))
 		}
 		return ls
 	}
@@ -74,7 +67,7 @@ func workersPanels(r WorkersReport) []workersPanel {
 				return p.DepCalls[i]
 			}
 		}
-		panels = append(panels, workersPanel{d, "calls", []workersLine{{"calls a second", get(false)}, {"in progress", get(true)}}})
+		panels = append(panels, workersPanel{d, "calls", []seriesColumn[fleetdata.WorkersPoint]{{legend: "calls a second", get: get(false)}, {legend: "in progress", get: get(true)}}})
 	}
 	return panels
 }
@@ -97,7 +90,7 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 	if lo > 0 || hi < end {
 		heading += fmt.Sprintf("\nshown: %s to %s s of %s s, the outages and their aftermath", human.Group(int64(lo)), human.Group(int64(hi)), human.Group(int64(end)))
 	}
-	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight, heading: heading}
+	var panels []*plot.Plot
 	for i, pn := range workersPanels(r) {
 		p, ok, err := workersPlot(pn, runs, byRun, lo, hi, triggers)
 		if err != nil {
@@ -106,10 +99,9 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 		if !ok && i > 0 {
 			continue // nothing in it: the jobs a second stay, to say so
 		}
-		p, legend := withLegend(p)
-		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
+		panels = append(panels, p)
 	}
-	return f, nil
+	return newStack(15*vg.Centimeter, graphPanelHeight, heading, panels...), nil
 }
 
 // workersPlot draws one panel over [lo, hi], a line a figure and run; ok
@@ -157,7 +149,7 @@ func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.Wo
 	}
 	for j, l := range pn.lines {
 		if !nonzero[j] {
-			p.Legend.Add(l.name+": none in any run", blank{})
+			p.Legend.Add(l.legend+": none in any run", blank{})
 			continue
 		}
 		var same []string // "b same as a" for each run whose line is run a's
@@ -179,14 +171,14 @@ func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.Wo
 			}
 			line, err := plotter.NewLine(drawn)
 			if err != nil {
-				return nil, false, fmt.Errorf("%s %s: %w", pn.title, l.name, err)
+				return nil, false, fmt.Errorf("%s %s: %w", pn.title, l.legend, err)
 			}
 			line.Color = lineColour(j)
 			line.Width = vg.Points(1.2)
 			line.Dashes = runDashes(k)
 			p.Add(line)
 		}
-		name := l.name
+		name := l.legend
 		switch {
 		case len(runs) > 2 && firsts == len(runs)-1:
 			name += " (the same in every run)"
