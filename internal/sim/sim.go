@@ -560,9 +560,9 @@ func runJobs(ctx context.Context, c *stats.Counters, j *jobsim.Job, strat strate
 func addJob(c *stats.Counters, calls, repeated, effects int64, done []uint32, watched int) {
 	c.SideEffects += effects
 	c.Calls += calls
-	addWide(&c.CallsSq, uint64(calls*calls))
+	c.CallsSq.Add(stats.Wide{Lo: uint64(calls * calls)})
 	c.RepeatedSteps += repeated
-	addWide(&c.RepeatedSq, uint64(repeated*repeated))
+	c.RepeatedSq.Add(stats.Wide{Lo: uint64(repeated * repeated)})
 	if repeated == 0 { // no step did its work twice: nothing by step to count
 		return
 	}
@@ -580,13 +580,6 @@ func addJob(c *stats.Counters, calls, repeated, effects int64, done []uint32, wa
 // addClean counts into c n clean jobs of steps steps.
 func addClean(c *stats.Counters, n, steps int64) {
 	c.Calls += n * steps
-	addWide(&c.CallsSq, uint64(n*steps*steps))
+	c.CallsSq.Add(stats.Wide{Lo: uint64(n * steps * steps)})
 	c.SideEffects += n * steps
-}
-
-// addWide adds x to w.
-func addWide(w *stats.Wide, x uint64) {
-	var carry uint64
-	w.Lo, carry = bits.Add64(w.Lo, x, 0)
-	w.Hi += carry
 }

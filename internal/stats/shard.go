@@ -514,10 +514,7 @@ func (c *Counters) AddChecked(o *Counters) error {
 		x    Wide
 	}{{"calls_sq", &sum.CallsSq, o.CallsSq}, {"repeated_steps_sq", &sum.RepeatedSq, o.RepeatedSq}} {
 		before := *t.dst
-		var carry uint64
-		t.dst.Lo, carry = bits.Add64(t.dst.Lo, t.x.Lo, 0)
-		t.dst.Hi, carry = bits.Add64(t.dst.Hi, t.x.Hi, carry)
-		if carry != 0 {
+		if t.dst.Add(t.x) != 0 {
 			return fmt.Errorf("%s: %v + %v overflows 128 bits", t.name, before, t.x)
 		}
 	}
