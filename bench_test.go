@@ -39,17 +39,38 @@ func defaults(b *testing.B) []strategy.Strategy {
 	return out
 }
 
-// runTable runs every strategy over benchJobs jobs on the calling goroutine, as
-// sim.Run does for mulberry32, and returns the draws it took.
+// runTable runs every strategy over benchJobs jobs on one worker, each on one
+// stream of g as a run does for mulberry32, and returns the draws it took.
 func runTable(g rng.Generator, strats []strategy.Strategy) (calls, draws int64) {
-	sc := provider.Signup(0.01, 0.005)
 	for _, s := range strats {
-		stream := rng.NewStream(g.New(1, 0))
-		c := sim.RunJobs(sc, s, stream, benchJobs)
+		c, n := runJobs(g, s)
 		calls += c.Calls
-		draws += stream.Draws()
+		draws += n
 	}
 	return calls, draws
+}
+
+// counted is a Source that counts the draws it makes.
+type counted struct {
+	rng.Source
+	made int64
+}
+
+func (c *counted) Fill(dst []uint64) { c.Source.Fill(dst); c.made += int64(len(dst)) }
+
+// runJobs runs benchJobs jobs one after another through s on the plain engine,
+// on one worker and one stream of g seeded 1, and returns the counters and the
+// draws the stream made (those it took, and at most a buffer more).
+func runJobs(g rng.Generator, s strategy.Strategy) (stats.Counters, int64) {
+	src := &counted{Source: g.New(1, 0)}
+	one := rng.Generator{Name: g.Name, Sequential: true, New: func(uint64, uint64) rng.Source { return src }}
+	cfg := sim.Config{Scenario: provider.Signup(0.01, 0.005), Strategies: []strategy.Strategy{s}, Jobs: benchJobs,
+		Seed: 1, Generator: one, Engine: sim.Plain}
+	c, err := sim.RunAll(context.Background(), []sim.Config{cfg}, 1, nil)
+	if err != nil {
+		panic(err)
+	}
+	return c[0][0], src.made
 }
 
 // bareDraws takes n draws from a fresh generator and returns a value that
@@ -106,13 +127,12 @@ func BenchmarkBare(b *testing.B) {
 
 // BenchmarkStrategy runs each default strategy alone over benchJobs jobs.
 func BenchmarkStrategy(b *testing.B) {
-	sc := provider.Signup(0.01, 0.005)
 	for i, s := range defaults(b) {
 		b.Run(strategy.DefaultIDs()[i], func(b *testing.B) {
 			b.ReportAllocs()
 			var c stats.Counters
 			for b.Loop() {
-				c = sim.RunJobs(sc, s, rng.NewStream(rng.Mulberry32Generator().New(1, 0)), benchJobs)
+				c, _ = runJobs(rng.Mulberry32Generator(), s)
 			}
 			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 			b.ReportMetric(ns/float64(c.Calls), "ns/call")
@@ -133,7 +153,7 @@ func BenchmarkRun(b *testing.B) {
 				Generator:  g,
 			}
 			for b.Loop() {
-				if _, err := sim.Run(context.Background(), cfg); err != nil {
+				if _, err := sim.RunAll(context.Background(), []sim.Config{cfg}, cfg.Workers, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

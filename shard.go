@@ -66,7 +66,8 @@ func (e Experiment) checkShard(index, count int) error {
 // runShard runs slice index of count of a checked experiment.
 func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard, error) {
 	rep := e.newReport()
-	counters, err := sim.Run(ctx, e.config(0, sim.Shard{Index: index, Count: count}))
+	cfg := e.config(0, sim.Shard{Index: index, Count: count})
+	counters, err := sim.RunAll(ctx, []sim.Config{cfg}, cfg.Workers, nil)
 	if err != nil {
 		return stats.Shard{}, err
 	}
@@ -77,7 +78,7 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 	}
 	for i := range rep.Rows {
 		r := &rep.Rows[i] // by index: a Row's counters are 89 KB
-		out.Rows = append(out.Rows, stats.Row{ID: r.ID, Label: r.Label, OwnStrategy: ownStrategy(e.Strategies[i]), Counters: counters[i]})
+		out.Rows = append(out.Rows, stats.Row{ID: r.ID, Label: r.Label, OwnStrategy: ownStrategy(e.Strategies[i]), Counters: counters[0][i]})
 	}
 	return out, nil
 }

@@ -103,12 +103,12 @@ func TestOutsideStrategyEveryEngine(t *testing.T) {
 	s := budget{retries}
 	run := func(q *delivery.Config, engine sim.Engine) stats.Counters {
 		t.Helper()
-		c, err := sim.Run(context.Background(), sim.Config{Scenario: sc, Strategies: []strategy.Strategy{s}, Jobs: jobs, Seed: 9,
-			Generator: rng.PCGGenerator(), Engine: engine, Delivery: q})
+		c, err := sim.RunAll(context.Background(), []sim.Config{{Scenario: sc, Strategies: []strategy.Strategy{s}, Jobs: jobs, Seed: 9,
+			Generator: rng.PCGGenerator(), Engine: engine, Delivery: q}}, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return c[0]
+		return c[0][0]
 	}
 	// The waits draw nothing with no backoff, so the delivery model with
 	// time and a store but no repeat and no crash draws what the Part 5
@@ -120,8 +120,8 @@ func TestOutsideStrategyEveryEngine(t *testing.T) {
 		return &q
 	}
 	part5 := run(nil, sim.Plain)
-	if _, err := sim.Run(context.Background(), sim.Config{Scenario: sc, Strategies: []strategy.Strategy{s}, Jobs: 1,
-		Generator: rng.PCGGenerator(), Engine: sim.Skip}); err == nil {
+	if _, err := sim.RunAll(context.Background(), []sim.Config{{Scenario: sc, Strategies: []strategy.Strategy{s}, Jobs: 1,
+		Generator: rng.PCGGenerator(), Engine: sim.Skip}}, 0, nil); err == nil {
 		t.Error("the skip engine ran a strategy it cannot resume")
 	}
 	if auto := run(nil, sim.Auto); auto.Calls != part5.Calls || auto.Failed != part5.Failed {

@@ -42,10 +42,11 @@ func TestExpectAgreesWithSimulation(t *testing.T) {
 		for i, r := range retries {
 			strats[i] = r
 		}
-		got, err := sim.Run(context.Background(), sim.Config{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: 77, Generator: rng.PCGGenerator()})
+		all, err := sim.RunAll(context.Background(), []sim.Config{{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: 77, Generator: rng.PCGGenerator()}}, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got := all[0]
 		for i, r := range retries {
 			want := closedform.Retry(r, sc)
 			for _, m := range stats.Metrics() {

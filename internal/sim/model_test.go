@@ -104,6 +104,10 @@ func TestModelQueueRoundTrip(t *testing.T) {
 		{`"repeat":0.25`, `"repeat":true`, `queue.repeat: true is not a number`},
 		{`"repeat":0.25`, `"repeat":1`, ``},
 		{`"lease_ns":40000000000`, `"lease_ns":-1`, `queue.lease: `},
+		// A latency's keys are both there before either is read; a step's are read in turn.
+		{`"repeat_delay_ns":2000000000,"repeat_delay_p99_ns":60000000000`, `"repeat_delay_ns":"2s"`, `queue.repeat_delay_p99_ns: missing`},
+		{`"repeat_delay_p99_ns":60000000000`, `"repeat_delay_p99_ns":"1m"`, `queue.repeat_delay_p99_ns: 1m is not a whole number`},
+		{`"max_crashes":3`, `"max_crashes":3.5`, `queue.max_crashes: 3.5 is not a whole number`},
 	} {
 		data := strings.Replace(want, tc.from, tc.to, 1)
 		var edited stats.Settings
@@ -154,6 +158,7 @@ func TestModelStepKeys(t *testing.T) {
 		{`"keyed":true`, `"keyed":1`, "steps[0].keyed: 1 is not true or false"},
 		{`"p_fail":0.25`, `"p_fail":"0.25"`, "steps[0].p_fail: 0.25 is not a number"},
 		{`"latency_ns":20000000`, `"latency_ns":2e7`, "steps[0].latency_ns: 2e+07 is not a whole number"},
+		{`"latency_ns":20000000,"latency_p99_ns":200000000`, `"latency_ns":"20ms"`, "steps[0].latency_ns: 20ms is not a whole number"},
 		{`"attempts":4`, `"attempts":4.5`, "steps[0].attempts: 4.5 is not a whole number"},
 		{`"keys":"same"`, `"keys":true`, "steps[0].keys: true is not a name"},
 		{`,"cap_ns":60000000000`, ``, "steps[0].backoff.cap_ns: missing; a step's backoff holds its policy, base_ns and cap_ns"},

@@ -75,73 +75,47 @@ func modelQueue(q delivery.Config) stats.Settings {
 // under queue (queue.ttl_ns).
 func queueOf(m stats.Settings) (delivery.Config, error) {
 	var c delivery.Config
-	read := map[string]bool{}
+	r := &reader{m: m, path: "queue", read: map[string]bool{},
+		missing: "missing; a shard's queue holds every setting of the delivery model",
+		nonNumber: func(v any) string {
+			text, _ := json.Marshal(v) // as the file has it: "0.25", true, null
+			return string(text)
+		}}
 	for _, s := range modelSettings() {
 		keys := modelKeys(s)
-		values := make([]any, len(keys))
-		for i, k := range keys {
-			values[i] = m.Lookup(k)
-			if values[i] == nil {
-				return c, pathtext.Errorf("queue."+k, "missing; a shard's queue holds every setting of the delivery model")
-			}
-			read[k] = true
-		}
-		whole := func(i int) (int64, error) {
-			n, ok := values[i].(int64)
-			if !ok {
-				return 0, pathtext.Errorf("queue."+keys[i], "%v is not a whole number", values[i])
-			}
-			return n, nil
-		}
-		switch s.Kind {
-		case enum.Duration, enum.Latency:
-			var ns [2]int64
-			for i := range keys {
-				var err error
-				if ns[i], err = whole(i); err != nil {
-					return c, err
-				}
-			}
-			if s.Kind == enum.Duration {
-				s.Set(&c, time.Duration(ns[0]))
-			} else {
-				s.Set(&c, provider.Latency{Median: time.Duration(ns[0]), P99: time.Duration(ns[1])})
-			}
-		case enum.Whole:
-			n, err := whole(0)
-			if err != nil {
+		for _, k := range keys { // each there before any is read
+			if _, err := r.get(k); err != nil {
 				return c, err
 			}
-			if int64(int(n)) != n {
-				return c, pathtext.Errorf("queue."+keys[0], "%d is beyond an int", n)
-			}
-			s.Set(&c, int(n))
+		}
+		var v any
+		var err error
+		switch s.Kind {
+		case enum.Duration:
+			var ns int64
+			ns, err = r.whole(keys[0])
+			v = time.Duration(ns)
+		case enum.Latency:
+			v, err = r.latency(strings.TrimSuffix(keys[0], "_ns"))
+		case enum.Whole:
+			v, err = r.int(keys[0])
 		case enum.Probability:
-			switch x := values[0].(type) {
-			case int64:
-				s.Set(&c, float64(x))
-			case float64:
-				s.Set(&c, x)
-			default:
-				text, _ := json.Marshal(x) // as the file has it: "0.25", true, null
-				return c, pathtext.Errorf("queue."+keys[0], "%s is not a number", text)
-			}
+			v, err = r.number(keys[0])
 		case enum.OneOf:
-			name, ok := values[0].(string)
-			if !ok {
-				return c, pathtext.Errorf("queue."+keys[0], "%v is not a name", values[0])
-			}
-			if err := s.SetText(&c, name); err != nil {
-				return c, pathtext.Errorf("queue."+keys[0], "%v", err)
+			var name string
+			if name, err = r.name(keys[0]); err == nil {
+				if err := s.SetText(&c, name); err != nil {
+					return c, pathtext.Errorf("queue."+keys[0], "%v", err)
+				}
+				continue
 			}
 		default:
 			panic(fmt.Sprintf("sim: the queue's setting %s is of a kind a shard cannot read", s.Name))
 		}
-	}
-	for _, x := range m {
-		if !read[x.Key] {
-			return c, pathtext.Errorf("queue."+x.Key, "no setting of the delivery model is written under this key")
+		if err != nil {
+			return c, err
 		}
+		s.Set(&c, v)
 	}
-	return c, nil
+	return c, r.unread("the delivery model")
 }

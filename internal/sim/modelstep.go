@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -45,113 +46,139 @@ func modelStep(st provider.Step) stats.ModelStep {
 	return ms
 }
 
+// reader reads the settings a shard's model holds under path (steps[1], queue), refusing a key
+// missing (saying why it must be there) or of the wrong type (quoting a non-number with nonNumber)
+// as a *schema.FieldError under path, and notes the keys it read.
+type reader struct {
+	m         stats.Settings
+	path      string
+	missing   string
+	nonNumber func(v any) string
+	read      map[string]bool
+}
+
+// get is the value under key.
+func (r *reader) get(key string) (any, error) {
+	r.read[key] = true
+	if v := r.m.Lookup(key); v != nil {
+		return v, nil
+	}
+	return nil, pathtext.Errorf(r.path+"."+key, "%s", r.missing)
+}
+
+// whole is the whole number under key.
+func (r *reader) whole(key string) (int64, error) {
+	v, err := r.get(key)
+	n, ok := v.(int64)
+	if err == nil && !ok {
+		err = pathtext.Errorf(r.path+"."+key, "%v is not a whole number", v)
+	}
+	return n, err
+}
+
+// int is the whole number under key, refused beyond an int.
+func (r *reader) int(key string) (int, error) {
+	n, err := r.whole(key)
+	if err == nil && int64(int(n)) != n {
+		err = pathtext.Errorf(r.path+"."+key, "%d is beyond an int", n)
+	}
+	return int(n), err
+}
+
+// number is the number under key.
+func (r *reader) number(key string) (float64, error) {
+	v, err := r.get(key)
+	switch x := v.(type) {
+	case int64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	}
+	if err == nil {
+		err = pathtext.Errorf(r.path+"."+key, "%s is not a number", r.nonNumber(v))
+	}
+	return 0, err
+}
+
+// latency is the latency under key: key_ns and key_p99_ns.
+func (r *reader) latency(key string) (provider.Latency, error) {
+	median, err := r.whole(key + "_ns")
+	p99, err99 := r.whole(key + "_p99_ns")
+	return provider.Latency{Median: time.Duration(median), P99: time.Duration(p99)}, cmp.Or(err, err99)
+}
+
+// name is the name under key.
+func (r *reader) name(key string) (string, error) {
+	v, err := r.get(key)
+	name, ok := v.(string)
+	if err == nil && !ok {
+		err = pathtext.Errorf(r.path+"."+key, "%v is not a name", v)
+	}
+	return name, err
+}
+
+// unread refuses a key no setting of what is written under.
+func (r *reader) unread(what string) error {
+	for _, x := range r.m {
+		if !r.read[x.Key] {
+			return pathtext.Errorf(r.path+"."+x.Key, "no setting of %s is written under this key", what)
+		}
+	}
+	return nil
+}
+
 // stepOf is the step ms holds, unchecked, refusing a key of the wrong type, unknown or missing as a
 // *schema.FieldError under path (steps[1].p_fail).
 func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 	st := provider.Step{Name: ms.Name}
-	read := map[string]bool{}
-	lookup := func(key string) (any, error) {
-		read[key] = true
-		if v := ms.Lookup(key); v != nil {
-			return v, nil
-		}
-		return nil, pathtext.Errorf(path+"."+key, "missing; a shard's step holds every setting of a step but the run's policy")
-	}
-	whole := func(key string) (int64, error) {
-		v, err := lookup(key)
-		if err != nil {
-			return 0, err
-		}
-		n, ok := v.(int64)
-		if !ok {
-			return 0, pathtext.Errorf(path+"."+key, "%v is not a whole number", v)
-		}
-		return n, nil
-	}
+	r := &reader{m: ms.Settings, path: path, read: map[string]bool{},
+		missing: "missing; a shard's step holds every setting of a step but the run's policy", nonNumber: func(v any) string { return fmt.Sprint(v) }}
 	for _, s := range decl.StepSettings() {
 		key := s.ShardKey
 		var v any
+		var err error
 		switch s.Get(provider.Step{}).(type) {
 		case float64:
-			x, err := lookup(key)
-			if err != nil {
-				return st, err
-			}
-			switch x := x.(type) {
-			case int64:
-				v = float64(x)
-			case float64:
-				v = x
-			default:
-				return st, pathtext.Errorf(path+"."+key, "%v is not a number", x)
-			}
+			v, err = r.number(key)
 		case bool:
-			x, err := lookup(key)
-			if err != nil {
-				return st, err
+			v, err = r.get(key)
+			if _, ok := v.(bool); err == nil && !ok {
+				err = pathtext.Errorf(r.path+"."+key, "%v is not true or false", v)
 			}
-			b, ok := x.(bool)
-			if !ok {
-				return st, pathtext.Errorf(path+"."+key, "%v is not true or false", x)
-			}
-			v = b
 		case provider.Latency:
-			median, err := whole(key + "_ns")
-			if err != nil {
-				return st, err
-			}
-			p99, err := whole(key + "_p99_ns")
-			if err != nil {
-				return st, err
-			}
-			v = provider.Latency{Median: time.Duration(median), P99: time.Duration(p99)}
+			v, err = r.latency(key)
 		case int:
 			if ms.Lookup(key) == nil {
 				continue // the run's
 			}
-			n, err := whole(key)
-			if err != nil {
-				return st, err
-			}
-			if int64(int(n)) != n {
-				return st, pathtext.Errorf(path+"."+key, "%d is beyond an int", n)
-			}
-			v = int(n)
+			v, err = r.int(key)
 		case *schema.KeyMode:
 			if ms.Lookup(key) == nil {
 				continue // the run's
 			}
-			read[key] = true
-			name, ok := ms.Lookup(key).(string)
-			if !ok {
-				return st, pathtext.Errorf(path+"."+key, "%v is not a name", ms.Lookup(key))
+			var name string
+			if name, err = r.name(key); err == nil {
+				var k schema.KeyMode
+				if k, err = enum.Parse[schema.KeyMode](name); err != nil {
+					err = pathtext.Errorf(r.path+"."+key, "%v", err)
+				}
+				v = &k
 			}
-			k, err := enum.Parse[schema.KeyMode](name)
-			if err != nil {
-				return st, pathtext.Errorf(path+"."+key, "%v", err)
-			}
-			v = &k
 		case *backoff.Schedule:
 			if ms.Lookup(key) == nil {
 				continue // the run's
 			}
-			read[key] = true
-			b, err := backoffOf(ms.Lookup(key), path+"."+key)
-			if err != nil {
-				return st, err
-			}
-			v = b
+			r.read[key] = true
+			v, err = backoffOf(ms.Lookup(key), path+"."+key)
 		default:
 			panic(fmt.Sprintf("sim: the step's setting %s is of a type a shard cannot read", key))
 		}
+		if err != nil {
+			return st, err
+		}
 		s.Set(&st, v)
 	}
-	for _, x := range ms.Settings {
-		if !read[x.Key] {
-			return st, pathtext.Errorf(path+"."+x.Key, "no setting of a step is written under this key")
-		}
-	}
-	return st, nil
+	return st, r.unread("a step")
 }
 
 // backoffOf is the backoff a step's model holds under path: policy, base_ns and cap_ns only.

@@ -140,8 +140,8 @@ func articleSim(seed uint32, jobs int, pFail, lostReply float64, attempts int, w
 			c.SideEffects += int64(times)
 		}
 		c.RepeatedSteps += int64(repeated)
-		addWide(&c.RepeatedSq, uint64(repeated*repeated))
-		addWide(&c.CallsSq, uint64((calls-before)*(calls-before)))
+		c.RepeatedSq.Add(stats.Wide{Lo: uint64(repeated * repeated)})
+		c.CallsSq.Add(stats.Wide{Lo: uint64((calls - before) * (calls - before))})
 		if job.done[email] > 1 {
 			c.DuplicateUsers++
 		}

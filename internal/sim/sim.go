@@ -92,16 +92,6 @@ type Shard struct {
 	Index, Count int
 }
 
-// Run simulates cfg and returns one Counters a strategy; it stops with ctx's error, or a
-// *schema.PanicError if a strategy panics.
-func Run(ctx context.Context, cfg Config) ([]stats.Counters, error) {
-	out, err := RunAll(ctx, []Config{cfg}, cfg.Workers, nil)
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
-}
-
 // check reports the first thing wrong with cfg.
 func (cfg Config) check() error {
 	if err := scenariocheck.Scenario(cfg.Scenario); err != nil {
@@ -508,19 +498,9 @@ func settleJob(x *queue.Runner, d, cuts []uint64) (queue.Outcome, bool) {
 	return x.RunFrom(first), false
 }
 
-// RunJobs runs n jobs one after another through strat, drawing from stream, for benchmarks; a
-// Straight strategy's clean jobs are settled from their draws. A panic of strat panics again, as a
-// *schema.PanicError.
-func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
-	var c stats.Counters
-	if err := runJobs(context.Background(), &c, jobsim.New(sc, stream), strat, stream, n, sc.Watched[0].Step, 0); err != nil {
-		panic(err)
-	}
-	return c
-}
-
-// runJobs is RunJobs on a Job bound to stream, watched the step DuplicateUsers counts and job0 the
-// first job's index; once ctx is done it returns within checkEvery jobs and calls.
+// runJobs runs n jobs one after another through strat on a Job bound to stream, settling a
+// Straight strategy's clean jobs from their draws, watched the step DuplicateUsers counts and job0
+// the first job's index; once ctx is done it returns within checkEvery jobs and calls.
 func runJobs(ctx context.Context, c *stats.Counters, j *jobsim.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64
 	cs, g := calls(ctx, j, strat)
@@ -580,9 +560,9 @@ func runJobs(ctx context.Context, c *stats.Counters, j *jobsim.Job, strat strate
 func addJob(c *stats.Counters, calls, repeated, effects int64, done []uint32, watched int) {
 	c.SideEffects += effects
 	c.Calls += calls
-	addWide(&c.CallsSq, uint64(calls*calls))
+	c.CallsSq.Add(stats.Wide{Lo: uint64(calls * calls)})
 	c.RepeatedSteps += repeated
-	addWide(&c.RepeatedSq, uint64(repeated*repeated))
+	c.RepeatedSq.Add(stats.Wide{Lo: uint64(repeated * repeated)})
 	if repeated == 0 { // no step did its work twice: nothing by step to count
 		return
 	}
@@ -600,13 +580,6 @@ func addJob(c *stats.Counters, calls, repeated, effects int64, done []uint32, wa
 // addClean counts into c n clean jobs of steps steps.
 func addClean(c *stats.Counters, n, steps int64) {
 	c.Calls += n * steps
-	addWide(&c.CallsSq, uint64(n*steps*steps))
+	c.CallsSq.Add(stats.Wide{Lo: uint64(n * steps * steps)})
 	c.SideEffects += n * steps
-}
-
-// addWide adds x to w.
-func addWide(w *stats.Wide, x uint64) {
-	var carry uint64
-	w.Lo, carry = bits.Add64(w.Lo, x, 0)
-	w.Hi += carry
 }

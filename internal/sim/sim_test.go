@@ -12,11 +12,32 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/hist"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
+
+// Run simulates cfg and returns one Counters a strategy.
+func Run(ctx context.Context, cfg Config) ([]stats.Counters, error) {
+	out, err := RunAll(ctx, []Config{cfg}, cfg.Workers, nil)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// RunJobs runs n jobs one after another through strat, drawing from stream; a panic of strat
+// panics again, as a *schema.PanicError.
+func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
+	var c stats.Counters
+	if err := runJobs(context.Background(), &c, jobsim.New(sc, stream), strat, stream, n, sc.Watched[0].Step, 0); err != nil {
+		panic(err)
+	}
+	return c
+}
 
 // opaque hides a strategy's Straight marker, so the engine runs every job.
 type opaque struct{ strategy.Strategy }

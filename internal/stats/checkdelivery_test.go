@@ -15,8 +15,8 @@ import (
 func TestCheckDeliveryEdges(t *testing.T) {
 	sh := twoJobsQueue()
 	ok := sh.Rows[0].Counters
-	if err := ok.CheckDelivery(2, 3, 10); err != nil {
-		t.Fatalf("CheckDelivery = %v; want nil", err)
+	if err := ok.Check(2, 3, 10); err != nil {
+		t.Fatalf("Check = %v; want nil", err)
 	}
 	if err := sh.Check(); err != nil {
 		t.Fatalf("Check(twoJobsQueue) = %v; want nil", err)
@@ -37,8 +37,8 @@ func TestCheckDeliveryEdges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := ok
 			tt.edit(&c)
-			if err := c.CheckDelivery(2, 3, 10); err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("CheckDelivery = %v; want %q", err, tt.want)
+			if err := c.Check(2, 3, 10); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Check = %v; want %q", err, tt.want)
 			}
 		})
 	}

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-
-	"github.com/retrysim/retrysim/internal/hist"
 )
 
 // Model is the model a shard's run simulated when it is not the built-in sign-up: its steps,
@@ -113,59 +111,6 @@ func deliveriesPerJob(q Settings) (int64, error) {
 		}
 	}
 	return n, nil
-}
-
-// CheckDelivery reports the first counter of c, by its field, that no delivery-model run of steps
-// steps, attempts calls a retry (0: any) and deliveries deliveries a job could produce.
-func (c *Counters) CheckDelivery(steps, attempts int, deliveries int64) error {
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{{"jobs", c.Jobs}, {"failed", c.Failed}, {"calls", c.Calls}, {"repeated_steps", c.RepeatedSteps},
-		{"duplicate_users", c.DuplicateUsers}, {"side_effects", c.SideEffects}, {"deliveries", c.Deliveries}, {"lost_work", c.LostWork}} {
-		if f.v < 0 {
-			return fmt.Errorf("%s: %d is negative", f.name, f.v)
-		}
-	}
-	maxCalls := callsBound(steps, attempts, deliveries)
-	switch {
-	case c.Failed > c.Jobs:
-		return fmt.Errorf("failed: %d is more than the %d jobs", c.Failed, c.Jobs)
-	case c.LostWork > c.Jobs-c.Failed:
-		return fmt.Errorf("lost_work: %d is more than the %d jobs that succeeded", c.LostWork, c.Jobs-c.Failed)
-	case c.DuplicateUsers > c.Jobs:
-		return fmt.Errorf("duplicate_users: %d is more than the %d jobs", c.DuplicateUsers, c.Jobs)
-	case c.Deliveries < c.Jobs:
-		return fmt.Errorf("deliveries: %d is fewer than one for each of the %d jobs", c.Deliveries, c.Jobs)
-	case over(c.Deliveries, deliveries, c.Jobs):
-		return fmt.Errorf("deliveries: %d is more than %d jobs get at %d deliveries each", c.Deliveries, c.Jobs, deliveries)
-	case over(c.Calls, maxCalls, c.Jobs):
-		return fmt.Errorf("calls: %d is more than %d jobs make at %d calls each", c.Calls, c.Jobs, maxCalls)
-	case c.SideEffects > c.Calls:
-		return fmt.Errorf("side_effects: %d is more than the %d calls, each of which does the work at most once", c.SideEffects, c.Calls)
-	case c.RepeatedSteps > c.SideEffects:
-		return fmt.Errorf("repeated_steps: %d is more than the %d side effects", c.RepeatedSteps, c.SideEffects)
-	case c.DuplicateUsers > c.RepeatedSteps:
-		return fmt.Errorf("duplicate_users: %d is more than the %d repeated side effects", c.DuplicateUsers, c.RepeatedSteps)
-	case over(c.SideEffects-c.RepeatedSteps, int64(steps), c.Jobs):
-		return fmt.Errorf("side_effects: %d, less %d repeated, is more than one a step of each job", c.SideEffects, c.RepeatedSteps)
-	}
-	for _, h := range []struct {
-		name string
-		h    *hist.Histogram
-		want int64
-	}{{"completion", &c.Completion, c.Jobs - c.Failed}, {"failed_completion", &c.FailedCompletion, c.Failed}} {
-		if n := h.h.Count(); n != h.want { // its counts are positive, their sum within 64 bits
-			return fmt.Errorf("%s: its counts add up to %d, not the %d jobs it times", h.name, n, h.want)
-		}
-	}
-	if err := checkSquares(c.Calls, c.CallsSq, c.Jobs, maxCalls); err != nil {
-		return fmt.Errorf("calls_sq: %w", err)
-	}
-	if err := checkSquares(c.RepeatedSteps, c.RepeatedSq, c.Jobs, maxCalls-1); err != nil {
-		return fmt.Errorf("repeated_steps_sq: %w", err)
-	}
-	return c.checkByStep(steps)
 }
 
 // over reports whether x > each*jobs without the product, which may overflow.

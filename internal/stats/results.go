@@ -61,8 +61,8 @@ func (c *Counters) Add(o *Counters) {
 	c.Calls += o.Calls
 	c.RepeatedSteps += o.RepeatedSteps
 	c.DuplicateUsers += o.DuplicateUsers
-	c.CallsSq.addWide(o.CallsSq)
-	c.RepeatedSq.addWide(o.RepeatedSq)
+	c.CallsSq.Add(o.CallsSq)
+	c.RepeatedSq.Add(o.RepeatedSq)
 	c.SideEffects += o.SideEffects
 	c.Deliveries += o.Deliveries
 	c.LostWork += o.LostWork

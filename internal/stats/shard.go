@@ -174,15 +174,14 @@ func (s Shard) Check() error {
 		if r.OwnStrategy {
 			attempts = 0
 		}
-		check := func() error { return r.Counters.Check(s.Steps, attempts) }
+		var deliveries int64
 		if s.Model != nil && s.Model.Queue != nil {
-			deliveries, err := deliveriesPerJob(s.Model.Queue)
-			if err != nil {
+			var err error
+			if deliveries, err = deliveriesPerJob(s.Model.Queue); err != nil {
 				return err
 			}
-			check = func() error { return r.Counters.CheckDelivery(s.Steps, attempts, deliveries) }
 		}
-		if err := check(); err != nil {
+		if err := r.Counters.Check(s.Steps, attempts, deliveries); err != nil {
 			return fmt.Errorf("rows[%d].%w", i, err)
 		}
 	}
@@ -342,50 +341,75 @@ func holdsText(t reflect.Type) bool {
 	return false
 }
 
-// Check reports, naming its field, the first counter of c that no Part 5 run of steps steps could
-// have produced, when a retry allows attempts calls: the bounds hold for sums over any jobs, none
-// included. Attempts 0 stands for a strategy that sets its own limits, of which only what holds for
-// every strategy is checked.
-func (c *Counters) Check(steps, attempts int) error {
-	for _, f := range []struct {
+// Check reports, naming its field, the first counter of c that no run of steps steps could have
+// produced, when a retry allows attempts calls and, in the delivery model, a job gets at most
+// deliveries deliveries (0 for a Part 5 run): the bounds hold for sums over any jobs, none included.
+// Attempts 0 stands for a strategy that sets its own limits, of which only what holds for every
+// strategy is checked.
+func (c *Counters) Check(steps, attempts int, deliveries int64) error {
+	queue := deliveries > 0
+	type field struct {
 		name string
 		v    int64
-	}{{"jobs", c.Jobs}, {"failed", c.Failed}, {"calls", c.Calls}, {"repeated_steps", c.RepeatedSteps}, {"duplicate_users", c.DuplicateUsers}, {"side_effects", c.SideEffects}} {
+	}
+	fields := []field{{"jobs", c.Jobs}, {"failed", c.Failed}, {"calls", c.Calls}, {"repeated_steps", c.RepeatedSteps}, {"duplicate_users", c.DuplicateUsers}, {"side_effects", c.SideEffects}}
+	if queue {
+		fields = append(fields, field{"deliveries", c.Deliveries}, field{"lost_work", c.LostWork})
+	}
+	for _, f := range fields {
 		if f.v < 0 {
 			return fmt.Errorf("%s: %d is negative", f.name, f.v)
 		}
 	}
 	// Only the delivery model counts these; a Part 5 run leaves them zero.
-	if c.Deliveries != 0 || c.LostWork != 0 || c.Completion != (hist.Histogram{}) || c.FailedCompletion != (hist.Histogram{}) {
+	if !queue && (c.Deliveries != 0 || c.LostWork != 0 || c.Completion != (hist.Histogram{}) || c.FailedCompletion != (hist.Histogram{})) {
 		return errors.New("deliveries, lost_work, completion, failed_completion: not zero in a run without the delivery model")
 	}
-	maxCalls := callsBound(steps, attempts, 1)
+	maxCalls := callsBound(steps, attempts, max(deliveries, 1))
 	own := attempts == 0
 	jobs := big.NewInt(c.Jobs)
+	perStep := big.NewInt(int64(steps))
+	// Side effects less repeats are the (job, step) pairs whose work was done.
+	done := c.SideEffects - c.RepeatedSteps
+	callsWhy, doneWhy := "", ""
+	if !queue {
+		callsWhy, doneWhy = fmt.Sprintf(" (%d steps x %d attempts)", steps, attempts), fmt.Sprintf(" (%v)", new(big.Int).Mul(jobs, perStep))
+	}
 	switch {
 	case c.Failed > c.Jobs:
 		return fmt.Errorf("failed: %d is more than the %d jobs", c.Failed, c.Jobs)
+	case queue && c.LostWork > c.Jobs-c.Failed:
+		return fmt.Errorf("lost_work: %d is more than the %d jobs that succeeded", c.LostWork, c.Jobs-c.Failed)
 	case c.DuplicateUsers > c.Jobs:
 		return fmt.Errorf("duplicate_users: %d is more than the %d jobs", c.DuplicateUsers, c.Jobs)
-	case !own && c.Calls < c.Jobs:
+	case !queue && !own && c.Calls < c.Jobs:
 		return fmt.Errorf("calls: %d is fewer than one call for each of the %d jobs", c.Calls, c.Jobs)
-	case big.NewInt(c.Calls).Cmp(new(big.Int).Mul(jobs, big.NewInt(maxCalls))) > 0:
-		return fmt.Errorf("calls: %d is more than %d jobs make at %d calls each (%d steps x %d attempts)", c.Calls, c.Jobs, maxCalls, steps, attempts)
+	case queue && c.Deliveries < c.Jobs:
+		return fmt.Errorf("deliveries: %d is fewer than one for each of the %d jobs", c.Deliveries, c.Jobs)
+	case queue && over(c.Deliveries, deliveries, c.Jobs):
+		return fmt.Errorf("deliveries: %d is more than %d jobs get at %d deliveries each", c.Deliveries, c.Jobs, deliveries)
+	case over(c.Calls, maxCalls, c.Jobs):
+		return fmt.Errorf("calls: %d is more than %d jobs make at %d calls each%s", c.Calls, c.Jobs, maxCalls, callsWhy)
 	case c.SideEffects > c.Calls:
 		return fmt.Errorf("side_effects: %d is more than the %d calls, each of which does the work at most once", c.SideEffects, c.Calls)
 	case c.RepeatedSteps > c.SideEffects:
 		return fmt.Errorf("repeated_steps: %d is more than the %d side effects", c.RepeatedSteps, c.SideEffects)
 	case c.DuplicateUsers > c.RepeatedSteps:
 		return fmt.Errorf("duplicate_users: %d is more than the %d repeated side effects", c.DuplicateUsers, c.RepeatedSteps)
+	case over(done, int64(steps), c.Jobs):
+		return fmt.Errorf("side_effects: %d, less %d repeated, is more than one a step of each job%s", c.SideEffects, c.RepeatedSteps, doneWhy)
 	}
-	// Side effects less repeats are the (job, step) pairs whose work was done.
-	done := big.NewInt(c.SideEffects - c.RepeatedSteps)
-	perStep := big.NewInt(int64(steps))
-	if hi := new(big.Int).Mul(jobs, perStep); done.Cmp(hi) > 0 {
-		return fmt.Errorf("side_effects: %d, less %d repeated, is more than one a step of each job (%v)", c.SideEffects, c.RepeatedSteps, hi)
-	}
-	if lo := new(big.Int).Mul(big.NewInt(c.Jobs-c.Failed), perStep); !own && done.Cmp(lo) < 0 {
+	if lo := new(big.Int).Mul(big.NewInt(c.Jobs-c.Failed), perStep); !queue && !own && big.NewInt(done).Cmp(lo) < 0 {
 		return fmt.Errorf("side_effects: %d, less %d repeated, is fewer than the %v steps of the %d jobs that succeeded", c.SideEffects, c.RepeatedSteps, lo, c.Jobs-c.Failed)
+	}
+	for _, h := range []struct {
+		name string
+		h    *hist.Histogram
+		want int64
+	}{{"completion", &c.Completion, c.Jobs - c.Failed}, {"failed_completion", &c.FailedCompletion, c.Failed}} {
+		if n := h.h.Count(); queue && n != h.want { // its counts are positive, their sum within 64 bits
+			return fmt.Errorf("%s: its counts add up to %d, not the %d jobs it times", h.name, n, h.want)
+		}
 	}
 	if err := checkSquares(c.Calls, c.CallsSq, c.Jobs, maxCalls); err != nil {
 		return fmt.Errorf("calls_sq: %w", err)
@@ -490,10 +514,7 @@ func (c *Counters) AddChecked(o *Counters) error {
 		x    Wide
 	}{{"calls_sq", &sum.CallsSq, o.CallsSq}, {"repeated_steps_sq", &sum.RepeatedSq, o.RepeatedSq}} {
 		before := *t.dst
-		var carry uint64
-		t.dst.Lo, carry = bits.Add64(t.dst.Lo, t.x.Lo, 0)
-		t.dst.Hi, carry = bits.Add64(t.dst.Hi, t.x.Hi, carry)
-		if carry != 0 {
+		if t.dst.Add(t.x) != 0 {
 			return fmt.Errorf("%s: %v + %v overflows 128 bits", t.name, before, t.x)
 		}
 	}

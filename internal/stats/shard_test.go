@@ -94,7 +94,7 @@ func TestCountersCheckEdges(t *testing.T) {
 	ok := Counters{Jobs: 2, Failed: 1, Calls: 7, SideEffects: 7, RepeatedSteps: 4, DuplicateUsers: 1,
 		CallsSq: Wide{Lo: 1*1 + 6*6}, RepeatedSq: Wide{Lo: 4 * 4},
 		RepeatedByStep: StepCounts{4}, TwiceByStep: StepCounts{1}}
-	if err := ok.Check(2, 3); err != nil {
+	if err := ok.Check(2, 3, 0); err != nil {
 		t.Fatalf("Check(%+v) = %v; want nil", ok, err)
 	}
 	tests := []struct {
@@ -120,7 +120,7 @@ func TestCountersCheckEdges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := ok
 			tt.edit(&c)
-			if err := c.Check(2, 3); err == nil || !strings.Contains(err.Error(), tt.want) {
+			if err := c.Check(2, 3, 0); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Check = %v; want %q", err, tt.want)
 			}
 		})
@@ -129,8 +129,30 @@ func TestCountersCheckEdges(t *testing.T) {
 	for _, sq := range []uint64{25, 37} {
 		c := ok
 		c.CallsSq = Wide{Lo: sq}
-		if err := c.Check(2, 3); err != nil {
+		if err := c.Check(2, 3, 0); err != nil {
 			t.Errorf("calls_sq %d: Check = %v; want nil", sq, err)
+		}
+	}
+}
+
+// Check says where a Part 5 bound comes from, and a delivery model's bound
+// as it is: the same bound, two messages.
+func TestCheckBoundMessagesByModel(t *testing.T) {
+	calls := Counters{Jobs: 1, Calls: 7, SideEffects: 7, CallsSq: Wide{Lo: 49}}
+	steps := Counters{Jobs: 1, Calls: 3, SideEffects: 3, CallsSq: Wide{Lo: 9}}
+	for _, tt := range []struct {
+		c          Counters
+		deliveries int64
+		want       string
+	}{
+		{calls, 0, "calls: 7 is more than 1 jobs make at 6 calls each (2 steps x 3 attempts)"},
+		{calls, 1, "calls: 7 is more than 1 jobs make at 6 calls each"},
+		{steps, 0, "side_effects: 3, less 0 repeated, is more than one a step of each job (2)"},
+		{steps, 1, "side_effects: 3, less 0 repeated, is more than one a step of each job"},
+	} {
+		tt.c.Deliveries = tt.deliveries
+		if err := tt.c.Check(2, 3, tt.deliveries); err == nil || err.Error() != tt.want {
+			t.Errorf("Check(2, 3, %d) of %+v = %v; want %q", tt.deliveries, tt.c, err, tt.want)
 		}
 	}
 }

@@ -12,11 +12,12 @@ type Wide struct {
 	Hi, Lo uint64
 }
 
-// addWide adds o to w.
-func (w *Wide) addWide(o Wide) {
+// Add adds o to w and returns the carry out of 128 bits: 0 unless the sum overflows.
+func (w *Wide) Add(o Wide) uint64 {
 	var carry uint64
 	w.Lo, carry = bits.Add64(w.Lo, o.Lo, 0)
-	w.Hi += o.Hi + carry
+	w.Hi, carry = bits.Add64(w.Hi, o.Hi, carry)
+	return carry
 }
 
 // Float64 is w, rounded.
