@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -173,18 +174,22 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 func rowOf(fields map[string]json.RawMessage) (Row, error) {
 	var row Row
 	c := &row.counters
-	for key, dst := range map[string]any{
-		"strategy": &row.ID, "label": &row.Label, "jobs": &c.Jobs, "failed": &c.Failed, "calls": &c.Calls,
-		"repeated_steps": &c.RepeatedSteps, "duplicate_users": &c.DuplicateUsers,
-		"calls_sq": &c.CallsSq, "repeated_steps_sq": &c.RepeatedSq, "deliveries": &c.Deliveries, "lost_work": &c.LostWork,
+	for _, f := range []struct { // in a fixed order, so that the same bad field is named every time
+		key string
+		dst any
+	}{
+		{"strategy", &row.ID}, {"label", &row.Label}, {"jobs", &c.Jobs}, {"failed", &c.Failed}, {"calls", &c.Calls},
+		{"repeated_steps", &c.RepeatedSteps}, {"duplicate_users", &c.DuplicateUsers}, {"calls_sq", &c.CallsSq},
+		{"repeated_steps_sq", &c.RepeatedSq}, {"deliveries", &c.Deliveries}, {"lost_work", &c.LostWork},
 	} {
-		if raw, ok := fields[key]; ok {
-			if err := json.Unmarshal(raw, dst); err != nil {
-				return Row{}, fmt.Errorf("%s: %w", key, err)
+		if raw, ok := fields[f.key]; ok {
+			if err := json.Unmarshal(raw, f.dst); err != nil {
+				return Row{}, fmt.Errorf("%s: %w", f.key, err)
 			}
 		}
 	}
-	for key, raw := range fields {
+	for _, key := range slices.Sorted(maps.Keys(fields)) {
+		raw := fields[key]
 		var step int
 		var dst *stats.StepCounts
 		switch {
