@@ -29,22 +29,12 @@ var mergeOwn = []string{"o", "plot", "series", "format", "width", "metric", "log
 // order given, but mergeOwn's.
 func Settings(fs *flag.FlagSet, args []string) []shardfile.Setting {
 	var out []shardfile.Setting
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if arg == "--" || !strings.HasPrefix(arg, "-") || arg == "-" {
+	for _, a := range flagval.Args(fs, args) {
+		if !a.Flag {
 			return out // flagval.Parse has refused what follows
 		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-		if f := fs.Lookup(name); f != nil && !hasValue {
-			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-				value = "true"
-			} else if i+1 < len(args) {
-				i++
-				value = args[i]
-			}
-		}
-		if !slices.Contains(mergeOwn, name) {
-			out = append(out, shardfile.Setting{Flag: name, Value: value})
+		if !slices.Contains(mergeOwn, a.Name) {
+			out = append(out, shardfile.Setting{Flag: a.Name, Value: a.Value})
 		}
 	}
 	return out
