@@ -21,7 +21,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*shardr
 	if err != nil {
 		return nil, err
 	}
-	return familyWork(f, r, stdout, stderr)
+	return f.Work(r, stdout, stderr)
 }
 
 // parseFleetRuns parses the flags of the fleet command, or of its sweep

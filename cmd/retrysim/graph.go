@@ -16,7 +16,7 @@ func parseGraphs(kind string, args []string, stdout, stderr io.Writer) (*shardru
 	if err != nil {
 		return nil, err
 	}
-	return familyWork(f, r, stdout, stderr)
+	return f.Work(r, stdout, stderr)
 }
 
 // parseGraphKind parses the flags of kind (graph or workers, or a sweep of

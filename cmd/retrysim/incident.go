@@ -26,24 +26,24 @@ func parseIncident(kind string, args []string, stdout, _ io.Writer) (*shardrun.W
 	case err != nil:
 		return nil, err
 	case inc == nil:
-		return shardrun.Items(&shardrun.Work{Kind: "incident", Noun: "replicates", Out: r.O.Out}, nil, nil, func(ctx context.Context, _ []struct{}) error {
+		return shardrun.Cut(&shardrun.Work{Kind: "incident", Noun: "replicates", Out: r.O.Out}, shardrun.Items[struct{}]{Finish: func(ctx context.Context, _ []struct{}) error {
 			return finish(ctx, nil, nil)
-		}), nil
+		}}), nil
 	}
-	// The name is a setting of the run: a shard carries it as -name.
-	w := runWork(r, "replicates", r.Replicates.V, map[string]string{"incident": inc.Name})
-	w.Settings = append([]shardfile.Setting{{Flag: "name", Value: inc.Name}}, slices.DeleteFunc(w.Settings, func(s shardfile.Setting) bool { return s.Flag == "name" })...)
-	opts := fleet.Options{Replicates: r.Replicates.V, Seed: uint64(r.Seed), Workers: r.Workers.V}
+	echo, opts := map[string]string{"incident": inc.Name}, fleet.Options{Replicates: r.Replicates.V, Seed: uint64(r.Seed), Workers: r.Workers.V}
+	var w *shardrun.Work
 	if inc.Kind == incident.Workers {
 		graphs := inc.Graphs()
-		it := cli.GraphFamily{Kind: replicates.Graph(), Runs: graphs}.Items(graphs, r.Replicates.V, opts, false, func(ctx context.Context, res []fleet.GraphResult) error {
+		w = cli.Work(r, "replicates", echo, cli.GraphFamily{Kind: replicates.Graph(), Runs: graphs}.Items(graphs, r.Replicates.V, opts, false, func(ctx context.Context, res []fleet.GraphResult) error {
 			return finish(ctx, nil, res)
-		})
-		return shardrun.Items(w, it.Run, it.Check, it.Finish), nil
+		}))
+	} else {
+		cfgs := inc.Configs()
+		w = cli.Work(r, "replicates", echo, cli.FleetFamily{Kind: replicates.Fleet(), Runs: cfgs}.Items(cfgs, r.Replicates.V, opts, false, func(ctx context.Context, res []fleet.Result) error {
+			return finish(ctx, res, nil)
+		}))
 	}
-	cfgs := inc.Configs()
-	it := cli.FleetFamily{Kind: replicates.Fleet(), Runs: cfgs}.Items(cfgs, r.Replicates.V, opts, false, func(ctx context.Context, res []fleet.Result) error {
-		return finish(ctx, res, nil)
-	})
-	return shardrun.Items(w, it.Run, it.Check, it.Finish), nil
+	// The name is a setting of the run: a shard carries it as -name.
+	w.Settings = append([]shardfile.Setting{{Flag: "name", Value: inc.Name}}, slices.DeleteFunc(w.Settings, func(s shardfile.Setting) bool { return s.Flag == "name" })...)
+	return w, nil
 }

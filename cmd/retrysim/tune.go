@@ -112,15 +112,14 @@ func shardTune[P any](w *shardrun.Work, shard func(tune.Search) (tune.Sharded[P]
 	if err != nil {
 		return cli.TuneError(err)
 	}
-	w.N = sh.Items
 	whole := w.Whole
-	shardrun.Items(w, sh.Run, func(k int, item *[]P) error { return sh.Check(k, item) }, func(ctx context.Context, all [][]P) error {
+	shardrun.Cut(w, shardrun.Items[[]P]{N: sh.Items, Run: sh.Run, Check: sh.Check, Finish: func(ctx context.Context, all [][]P) error {
 		res, err := sh.Replay(ctx, all)
 		if err != nil {
 			return err
 		}
 		return write(ctx, res)
-	})
+	}})
 	w.Whole = whole
 	return nil
 }

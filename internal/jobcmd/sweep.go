@@ -47,7 +47,7 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 	if err != nil {
 		return nil, err
 	}
-	w := &shardrun.Work{Kind: "sweep", Noun: "points", N: n, Echo: echo, Shard: r.shard, Settings: shardrun.Settings(r.fs, args), Out: r.c.Out}
+	w := &shardrun.Work{Kind: "sweep", Noun: "points", Echo: echo, Shard: r.shard, Settings: shardrun.Settings(r.fs, args), Out: r.c.Out}
 	run := func(ctx context.Context, lo, hi int) ([]jobapi.SweepPoint, error) {
 		points, err := jobapi.RunSweepPoints(ctx, sw, lo, hi)
 		if err != nil {
@@ -62,7 +62,7 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 		}
 		return r.write(ctx, stdout, s)
 	}
-	w = shardrun.Items(w, run, func(int, *jobapi.SweepPoint) error { return nil }, finish) // SweepOf checks every point
+	w = shardrun.Cut(w, shardrun.Items[jobapi.SweepPoint]{N: n, Run: run, Check: func(int, *jobapi.SweepPoint) error { return nil }, Finish: finish}) // SweepOf checks every point
 	w.Whole = func(ctx context.Context) error {
 		res, err := api.RunSweep(ctx, sw)
 		if err != nil {

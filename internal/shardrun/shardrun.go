@@ -94,13 +94,23 @@ type Work struct {
 	merge func(ctx context.Context, names []string, shards []shardfile.Shard) error
 }
 
-// Items makes w a run of items of type T: run runs items lo to hi-1 (never
-// none, so nil for a run of no item), check refuses an item k no run of w's
-// settings makes, and finish writes the outputs from all of them.
-func Items[T any](w *Work, run func(ctx context.Context, lo, hi int) ([]T, error), check func(k int, item *T) error, finish func(ctx context.Context, all []T) error) *Work {
+// Items is a run cut into N items of type T: Run runs items lo to hi-1,
+// Check refuses an item k that no run of the settings makes, and Finish
+// writes the run's outputs from all its items.
+type Items[T any] struct {
+	N      int
+	Run    func(ctx context.Context, lo, hi int) ([]T, error)
+	Check  func(k int, item *T) error
+	Finish func(ctx context.Context, all []T) error
+}
+
+// Cut makes w the run it cuts into items; Run is never asked for none, so
+// nil serves a run of no item.
+func Cut[T any](w *Work, it Items[T]) *Work {
+	w.N = it.N
 	slice := func(ctx context.Context, lo, hi int) ([]T, error) {
 		if hi > lo {
-			return run(ctx, lo, hi)
+			return it.Run(ctx, lo, hi)
 		}
 		return nil, nil
 	}
@@ -109,7 +119,7 @@ func Items[T any](w *Work, run func(ctx context.Context, lo, hi int) ([]T, error
 		if err != nil {
 			return err
 		}
-		return finish(ctx, all)
+		return it.Finish(ctx, all)
 	}
 	w.slice = func(ctx context.Context, h shardfile.Header, lo, hi int) ([]byte, error) {
 		items, err := slice(ctx, lo, hi)
@@ -119,11 +129,11 @@ func Items[T any](w *Work, run func(ctx context.Context, lo, hi int) ([]T, error
 		return shardfile.Encode(h, items)
 	}
 	w.merge = func(ctx context.Context, names []string, shards []shardfile.Shard) error {
-		all, err := shardfile.Gather(w.N, w.Noun, names, shards, check)
+		all, err := shardfile.Gather(w.N, w.Noun, names, shards, it.Check)
 		if err != nil {
 			return flagval.Usage(fmt.Errorf("merge: %w", err))
 		}
-		return finish(ctx, all)
+		return it.Finish(ctx, all)
 	}
 	return w
 }
