@@ -132,9 +132,10 @@ func LibraryError(err error, byName ...string) error {
 	if fields == nil {
 		fields = []string{fe.Field}
 	}
-	msg := pathtext.FieldWords(fe, func(path string) string { return "-" + SettingFlag(path) })
+	msg := pathtext.FieldWords(fe, func(path string) string { f, _ := flagOfSetting(path); return "-" + f })
 	flags := make([]string, len(fields))
 	for i, f := range fields {
+		name, flagged := flagOfSetting(f)
 		switch inner, inScenario := strings.CutPrefix(f, "scenario."); {
 		case f == "axes":
 			flags[i] = "-set"
@@ -144,8 +145,8 @@ func LibraryError(err error, byName ...string) error {
 			flags[i] = "-set " + f
 		case inScenario && len(fields) == 1:
 			flags[i], msg = "-scenario", inner+": "+msg
-		case settingFlagged(f):
-			flags[i] = "-" + SettingFlag(f)
+		case flagged:
+			flags[i] = "-" + name
 		case strings.ContainsAny(f, "[."): // steps[STEP].FIELD, queue.FIELD
 			flags[i] = "-set " + f
 		default: // a field of the Experiment: jobs, engine, generator
@@ -155,20 +156,16 @@ func LibraryError(err error, byName ...string) error {
 	return Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), msg))
 }
 
-// settingFlagged reports whether a flag gives the setting at path, by name or key.
-func settingFlagged(path string) bool {
-	return slices.ContainsFunc(jobapi.Settings(), func(s jobapi.SettingDef) bool { return s.Name == path || s.Key == path })
-}
-
-// SettingFlag is the flag, without its dash, that gives the setting at
-// path, by its name or key (queue.backoff.policy is backoff), or FlagOf.
-func SettingFlag(path string) string {
+// flagOfSetting is the flag, without its dash, that gives the setting at
+// path, by its name or key (queue.backoff.policy is backoff), and whether
+// one does; FlagOf(path) when none does.
+func flagOfSetting(path string) (string, bool) {
 	for _, s := range jobapi.Settings() {
 		if s.Name == path || s.Key == path {
-			return FlagOf(s.Name)
+			return FlagOf(s.Name), true
 		}
 	}
-	return FlagOf(path)
+	return FlagOf(path), false
 }
 
 // UnreadFlags is jobapi.Unread's reasons keyed by flag, with ModelHint.

@@ -163,6 +163,15 @@ type Kind struct {
 	MergeFlags []string
 }
 
+// Do parses a run of kind from args and runs it.
+func (k Kind) Do(ctx context.Context, kind string, args []string, stdout, stderr io.Writer) error {
+	w, err := k.Parse(kind, args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	return w.Do(ctx, stdout)
+}
+
 // Merge is retrysim merge of the envelopes of kinds, by kind; handled is
 // false, leaving the files to the table's merge, unless the first file is an
 // envelope.
