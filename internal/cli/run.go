@@ -58,10 +58,11 @@ type Usages struct {
 	// -width or -require.
 	Plain bool
 	// Doc and Formats say what -format prints; ReplicatesDefault is
-	// -replicates's default as -help shows it, "" for its value.
-	Doc               render.Doc
-	Formats           string
-	ReplicatesDefault string
+	// -replicates's default as -help shows it, "" for its value; RequireRow
+	// is whose a -require's ROW is, "" for a run's.
+	Doc                           render.Doc
+	Formats                       string
+	ReplicatesDefault, RequireRow string
 }
 
 // setUsage is -set's usage in retrysim sweep KIND.
@@ -108,7 +109,7 @@ func New(kind string, u Usages, replicates int) *Run {
 	fs.Var(&r.Shard, "shard", cmp.Or(u.Shard, shardrun.Usage))
 	if !r.sweeping() {
 		if !u.Plain {
-			shardrun.RegisterRequire(fs, &r.Reqs, "run's")
+			shardrun.RegisterRequire(fs, &r.Reqs, cmp.Or(u.RequireRow, "run's"))
 		}
 		return r
 	}

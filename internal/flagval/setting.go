@@ -27,19 +27,6 @@ func RegisterSettings(fs *flag.FlagSet, except ...string) {
 	}
 }
 
-// Rows are the table's and the sweep's -replicates and -ci.
-type Rows struct {
-	Replicates Bounded
-	CI         bool
-}
-
-// Register declares -replicates and -ci on fs, at their defaults.
-func (r *Rows) Register(fs *flag.FlagSet) {
-	r.Replicates = Bounded{V: 1, Lo: 1, Hi: jobapi.MaxReplicates}
-	fs.BoolVar(&r.CI, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
-	fs.Var(&r.Replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show, under each row, each column's mean over them with the mean's 95% Student t interval")
-}
-
 // Model is -model: which model runs, auto leaving it to the scenario.
 type Model struct{ Choice }
 

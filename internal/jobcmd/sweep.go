@@ -47,7 +47,7 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 	if err != nil {
 		return nil, err
 	}
-	w := &shardrun.Work{Kind: "sweep", Noun: "points", Echo: echo, Shard: r.shard, Settings: shardrun.Settings(r.fs, args), Out: r.c.Out}
+	w := &shardrun.Work{Kind: "sweep", Noun: "points", Echo: echo, Shard: r.Shard, Settings: shardrun.Settings(r.FS, args), Out: r.O.Out}
 	run := func(ctx context.Context, lo, hi int) ([]jobapi.SweepPoint, error) {
 		points, err := jobapi.RunSweepPoints(ctx, sw, lo, hi)
 		if err != nil {
@@ -75,9 +75,9 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 
 // write writes a sweep's output and -plot's picture, then judges -require's.
 func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) error {
-	s.CI = r.rows.CI
+	s.CI = r.ci
 	var doc, pic bytes.Buffer
-	if err := r.c.Renderer(stdout).Sweep(&doc, s, r.opts); err != nil {
+	if err := r.O.Renderer(stdout).Sweep(&doc, s, r.opts); err != nil {
 		return err
 	}
 	if r.plot.Path != "" {
@@ -85,16 +85,16 @@ func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) er
 			return err
 		}
 	}
-	return shardrun.WriteJudged(ctx, stdout, r.reqs, func() []tune.Row { return tune.SweepRows(s, r.watched, r.sw.Experiment.Delivery != nil) },
-		outfile.Output{File: r.c.Out, Data: doc.Bytes()}, outfile.Output{File: r.plot, Data: pic.Bytes()})
+	return shardrun.WriteJudged(ctx, stdout, r.Reqs, func() []tune.Row { return tune.SweepRows(s, r.watched, r.sw.Experiment.Delivery != nil) },
+		outfile.Output{File: r.O.Out, Data: doc.Bytes()}, outfile.Output{File: r.plot, Data: pic.Bytes()})
 }
 
 // parseSweepRun parses and checks the sweep command's flags.
 func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepRun, error) {
 	var r sweepRun
-	r.jobFlags = newJobFlags("retrysim sweep", render.SweepDoc, "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step",
+	r.jobFlags = newJobFlags("sweep", render.SweepDoc, "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step",
 		"run slice `i/n` of the points (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge", "p_fail", "lost_reply") // the axes'
-	fs, c := r.fs, &r.c
+	fs := r.FS
 	metric := flagval.Choice{V: "failed_rate", Valid: func(string) error { return nil }} // the library checks it against the scenario
 	plot := outfile.File{Flag: "plot"}
 	var sets []string
@@ -127,14 +127,14 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 	if err != nil {
 		return r, err
 	}
-	strategies, err := api.ParseStrategies(c.Strategies, int(axes[2].Default)) // the attempts axis sets theirs
+	strategies, err := api.ParseStrategies(r.strategies, int(axes[2].Default)) // the attempts axis sets theirs
 	if err != nil {
 		return r, flagval.LibraryError(err)
 	}
-	sw := api.Sweep{Experiment: api.Experiment{Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
-		Engine: c.Engine.String(), Replicates: r.rows.Replicates.V, Workers: c.Workers.V, Delivery: q,
+	sw := api.Sweep{Experiment: api.Experiment{Strategies: strategies, Seed: uint64(r.Seed), Generator: r.rng.V,
+		Engine: r.engine.String(), Replicates: r.Replicates.V, Workers: r.Workers.V, Delivery: q,
 		Progress: outfile.Progress(stderr, "sweep")}, Metric: metric.V}
-	*jobapi.ScenarioFile(&sw.Experiment) = r.scenario
+	*jobapi.ScenarioFile(&sw.Experiment) = r.Scenario
 	if file != nil { // the sign-up's takes no time
 		sw.Experiment.Scenario = sc
 	}
@@ -169,13 +169,13 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 		return r, err
 	}
 	r.watched = jobapi.Params(api.Experiment{Scenario: sc}).Watched
-	if err := shardrun.CheckRequire(r.reqs, tune.Metrics(r.watched, sw.Experiment.Delivery != nil), jobapi.RowIDs(strategies)); err != nil {
+	if err := shardrun.CheckRequire(r.Reqs, tune.Metrics(r.watched, sw.Experiment.Delivery != nil), jobapi.RowIDs(strategies)); err != nil {
 		return r, err
 	}
-	if r.shard.Count > 0 && len(r.reqs) > 0 {
+	if r.Shard.Count > 0 && len(r.Reqs) > 0 {
 		return r, flagval.Usage(fmt.Errorf("-require: a shard judges nothing; give -require to the whole sweep"))
 	}
-	if r.shard.Count > 0 {
+	if r.Shard.Count > 0 {
 		if err := shardrun.RefuseOutputs(fs, "", plot.Path); err != nil {
 			return r, err
 		}
@@ -183,23 +183,23 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 			return r, err
 		}
 	}
-	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, ownScales)
+	opts, err := render.NewPlotOptions(plot.Path, r.O.Format.R.Page(), len(swept), logY, linearY, ownScales)
 	if err != nil {
 		return r, flagval.Usage(err)
 	}
-	if err := outfile.CheckReading("scenario file", r.scenario, c.Out, plot); err != nil {
+	if err := outfile.CheckReading("scenario file", r.Scenario, r.O.Out, plot); err != nil {
 		return r, flagval.Usage(err)
 	}
 	err = flagval.Refuse(fs, func(n string) string {
-		if n != "metric" || !c.Format.R.Raw() || plot.Path != "" {
+		if n != "metric" || !r.O.Format.R.Raw() || plot.Path != "" {
 			return ""
 		}
-		return fmt.Sprintf("%s carries every metric; -metric picks the one a table, markdown or -plot shows", c.Format.R.Name())
+		return fmt.Sprintf("%s carries every metric; -metric picks the one a table, markdown or -plot shows", r.O.Format.R.Name())
 	})
 	if err != nil {
 		return r, err
 	}
-	warnKeysInVain(stderr, r.scenario, sc, c.Strategies, strategies, jobapi.SweepWarning(sw)) // as the table warns
+	warnKeysInVain(stderr, r.Scenario, sc, r.strategies, strategies, jobapi.SweepWarning(sw)) // as the table warns
 	r.sw, r.opts, r.plot, r.byName = sw, opts, plot, byName
 	return r, nil
 }
@@ -207,5 +207,5 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 // ParseSweep is the table sweep's flags parsed, as a search of the table reads them.
 func ParseSweep(args []string, help string, stdout, stderr io.Writer) (api.Sweep, flagval.Output, []tune.Requirement, error) {
 	r, err := parseSweepRun(args, help, stdout, stderr)
-	return r.sw, r.c.Output, r.reqs, err
+	return r.sw, r.O, r.Reqs, err
 }
