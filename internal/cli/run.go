@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -154,13 +155,19 @@ func (r *Run) fromPreset(d time.Duration, replicates int) time.Duration {
 	return d
 }
 
-// loadGraph reads the graph section of -scenario, nil without one, its
-// duration from -duration where the file sets none; a preset, its own
-// runs (what), goes with no file.
-func (r *Run) loadGraph(what string) (*scenario.Graph, error) {
+// loadGraph parses args (-help printing intro) and reads the graph section
+// of -scenario, nil without one, its duration from -duration where the file
+// sets none; a preset, its own runs (what), goes with no file, and with
+// neither the error is want.
+func (r *Run) loadGraph(args []string, intro, what, want string, stdout io.Writer) (*scenario.Graph, error) {
+	if err := r.parse(args, intro, nil, stdout); err != nil {
+		return nil, err
+	}
 	switch {
 	case r.Preset.V != "" && r.Scenario != "":
 		return nil, flagval.Usage(fmt.Errorf("-preset: a preset is its own %s; drop -preset or -scenario", what))
+	case r.Scenario == "" && r.Preset.V == "":
+		return nil, flagval.Usage(errors.New(want))
 	case r.Scenario == "":
 		return nil, nil
 	}
