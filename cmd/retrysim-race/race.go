@@ -40,7 +40,7 @@ Flags:
 `
 
 // raceRenamed gives each of race's old flag names what replaced it.
-var raceRenamed = map[string]flagval.Renamed{
+var raceRenamed = map[string]string{
 	"workers": "race's worker processes are -procs (-workers is the simulator's goroutines)",
 	"repeat":  "race's rounds are -rounds (-repeat is the probability of a repeated request)",
 	"keys":    "race's jobs are -jobs, as in the table command (-keys is fleet's key mode)",
@@ -73,7 +73,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	fs.BoolVar(&base.Keep, "keep", false, "keep the database files of a run that finishes (their paths are printed) instead of removing them")
 	o.Register(fs, render.RaceDoc, "", "")
 	for old, why := range raceRenamed {
-		fs.Var(why, old, "")
+		fs.Var(flagval.NotHere("renamed: "+why), old, "")
 	}
 	if err := flagval.Parse(fs, args, raceIntro, stdout); err != nil {
 		return err

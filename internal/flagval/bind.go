@@ -98,22 +98,8 @@ func ListVar[T any](p *[]T, parse func(string) (T, error), text func(T) string) 
 	}, join}
 }
 
-// Renamed is a flag's old name, refused with "renamed: " and the text;
-// -help leaves it out.
-type Renamed string
-
-func (r Renamed) String() string   { return "" }
-func (r Renamed) Set(string) error { return fmt.Errorf("renamed: %s", string(r)) }
-func (r Renamed) IsBoolFlag() bool { return true }
-func isRenamed(v flag.Value) bool {
-	switch v.(type) {
-	case Renamed, NotHere:
-		return true
-	}
-	return false
-}
-
-// NotHere is another command's flag, refused with the text; -help leaves it out.
+// NotHere is another command's flag, or a flag's old name ("renamed: " and
+// what replaced it), refused with the text; -help leaves it out.
 type NotHere string
 
 func (n NotHere) String() string   { return "" }

@@ -478,11 +478,15 @@ func (v *Values) Set(s string) error {
 	return nil
 }
 
-// Listed reports whether -help lists f: every flag but an old name
-// (Renamed), which any use refuses.
+// Listed reports whether -help lists f: every flag but one NotHere, which
+// any use refuses.
 func Listed(f *flag.Flag) bool {
-	n, ok := f.Value.(*named)
-	return !(ok && isRenamed(n.Value) || isRenamed(f.Value))
+	v := f.Value
+	if n, ok := v.(*named); ok {
+		v = n.Value
+	}
+	_, notHere := v.(NotHere)
+	return !notHere
 }
 
 // Group is a heading of -help's list of flags and its flags; one with no
