@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/cli"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/outfile"
@@ -204,8 +205,9 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 	return r, nil
 }
 
-// ParseSweep is the table sweep's flags parsed, as a search of the table reads them.
-func ParseSweep(args []string, help string, stdout, stderr io.Writer) (api.Sweep, flagval.Output, []tune.Requirement, error) {
+// ParseSweep is the table sweep's flags parsed, as a search of the table
+// reads them: the sweep, and the flags it shares with every kind.
+func ParseSweep(args []string, help string, stdout, stderr io.Writer) (api.Sweep, *cli.Run, error) {
 	r, err := parseSweepRun(args, help, stdout, stderr)
-	return r.sw, r.O, r.Reqs, err
+	return r.sw, r.Run, err
 }
