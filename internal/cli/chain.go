@@ -77,7 +77,7 @@ func Chain(r *Run, args []string, help string, stdout io.Writer) (*shardrun.Work
 	fs.Var(flagval.DurationVar(&splitHorizon), "split-horizon", "the `span` from an empty server at 0 s the orbit must reach -split-orbit within")
 	fs.Var(flagval.IntVar(&splitEffort, 1, metastable.MaxEffort), "split-effort", "`paths` a level of each splitting run")
 	fs.Var(flagval.IntVar(&splitRuns, 2, maxSplitRuns), "split-runs", "independent splitting `runs`, whose spread gives the relative error")
-	if err := r.parse(args, fmt.Sprintf(help, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, limits.FleetDuration-1, float64(limits.FleetBytes)/(1<<30)), nil, stdout); err != nil {
+	if err := r.Parse(args, fmt.Sprintf(help, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, limits.FleetDuration-1, float64(limits.FleetBytes)/(1<<30)), nil, stdout); err != nil {
 		return nil, err
 	}
 	if err := outfile.Check(r.O.Out); err != nil {

@@ -38,7 +38,7 @@ func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p 
 	var outage flagval.Window
 	r.FS.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	intro := fmt.Sprintf(help, render.Presets(fleetpreset.Presets()), render.FleetLimits(render.FleetLimitList()))
-	if err := r.parse(args, intro, fleetGroups(), stdout); err != nil {
+	if err := r.Parse(args, intro, fleetGroups(), stdout); err != nil {
 		return p, nil, err
 	}
 	p = fleetpreset.Preset[fleet.Config]{Name: "one run"}

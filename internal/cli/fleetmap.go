@@ -75,7 +75,7 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (*sh
 	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
 	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
 	intro := fmt.Sprintf(help, metastable.MaxMapAxis, metastable.MaxMapCells, limits.FleetReplicates, float64(limits.FleetEvents), limits.FleetBytes>>30)
-	if err := r.parse(args, intro, nil, stdout); err != nil {
+	if err := r.Parse(args, intro, nil, stdout); err != nil {
 		return nil, err
 	}
 	m.Lengths = m.Lengths[:0]

@@ -131,8 +131,8 @@ func choosePresets[R any](r *Run, ps []fleetpreset.Preset[R], lookup func(string
 	r.Preset.Valid = func(s string) error { _, err := lookup(s); return err }
 }
 
-// parse parses args, -help printing intro and the flags under groups.
-func (r *Run) parse(args []string, intro string, groups []flagval.Group, stdout io.Writer) error {
+// Parse parses args, -help printing intro and the flags under groups.
+func (r *Run) Parse(args []string, intro string, groups []flagval.Group, stdout io.Writer) error {
 	if r.sweeping() {
 		intro = fmt.Sprintf(sweepIntro, strings.TrimPrefix(r.Kind, "sweep "), sweep.TextForms) + intro
 	}
@@ -160,7 +160,7 @@ func (r *Run) fromPreset(d time.Duration, replicates int) time.Duration {
 // sets none; a preset, its own runs (what), goes with no file, and with
 // neither the error is want.
 func (r *Run) loadGraph(args []string, intro, what, want string, stdout io.Writer) (*scenario.Graph, error) {
-	if err := r.parse(args, intro, nil, stdout); err != nil {
+	if err := r.Parse(args, intro, nil, stdout); err != nil {
 		return nil, err
 	}
 	switch {

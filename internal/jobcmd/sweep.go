@@ -48,7 +48,6 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 	if err != nil {
 		return nil, err
 	}
-	w := &shardrun.Work{Kind: "sweep", Noun: "points", Echo: echo, Shard: r.Shard, Settings: shardrun.Settings(r.FS, args), Out: r.O.Out}
 	run := func(ctx context.Context, lo, hi int) ([]jobapi.SweepPoint, error) {
 		points, err := jobapi.RunSweepPoints(ctx, sw, lo, hi)
 		if err != nil {
@@ -63,7 +62,7 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 		}
 		return r.write(ctx, stdout, s)
 	}
-	w = shardrun.Cut(w, shardrun.Items[jobapi.SweepPoint]{N: n, Run: run, Check: func(int, *jobapi.SweepPoint) error { return nil }, Finish: finish}) // SweepOf checks every point
+	w := cli.Work(r.Run, "points", echo, shardrun.Items[jobapi.SweepPoint]{N: n, Run: run, Check: func(int, *jobapi.SweepPoint) error { return nil }, Finish: finish}) // SweepOf checks every point
 	w.Whole = func(ctx context.Context) error {
 		res, err := api.RunSweep(ctx, sw)
 		if err != nil {
@@ -121,7 +120,7 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&ownScales, "own-scales", false, "give each of -plot's heat maps its own colour scale (by default they share one, so a colour is the same value in every panel)")
-	if err := flagval.Parse(fs, args, help, stdout); err != nil {
+	if err := r.Parse(args, help, nil, stdout); err != nil {
 		return r, err
 	}
 	file, sc, q, err := r.load()
@@ -149,13 +148,12 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 			sw.Axes = append(sw.Axes, api.Axis{Name: axes[i].Name, Values: values[i].V})
 		}
 	})
-	given := flagval.Given(fs)
 	var byName []string // a setting -set names is named as -set gave it, not by its flag
 	for _, arg := range sets {
 		if err := sw.Set(arg); err != nil {
 			return r, flagval.SetError(err)
 		}
-		if name := sw.Axes[len(sw.Axes)-1].Name; given[flagval.FlagOf(name)] && !strings.Contains(name, "[") {
+		if name := sw.Axes[len(sw.Axes)-1].Name; r.Given[flagval.FlagOf(name)] && !strings.Contains(name, "[") {
 			return r, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
 		}
 		name, _, _ := strings.Cut(arg, "=")
@@ -166,7 +164,7 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 		return r, flagval.LibraryError(err, byName...)
 	}
 	unread := flagval.UnreadFlags(jobapi.SweepUnread(sw))
-	if err := refuseUnread(fs, file, unread, sw.Experiment.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
+	if err := r.refuseUnread(file, unread, sw.Experiment.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
 		return r, err
 	}
 	r.watched = jobapi.Params(api.Experiment{Scenario: sc}).Watched

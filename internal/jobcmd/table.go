@@ -5,7 +5,6 @@ package jobcmd
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -44,7 +43,7 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 		preset.Names = append(preset.Names, p.Name)
 	}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format, -o and -width")
-	if err := flagval.Parse(fs, args, help, stdout); err != nil {
+	if err := j.Parse(args, help, nil, stdout); err != nil {
 		return err
 	}
 	if err := outfile.CheckReading("scenario file", j.Scenario, j.O.Out); err != nil {
@@ -87,7 +86,7 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 	if file != nil {
 		overrides = flagval.Overrides(fs, queue != nil, unread)
 	}
-	if err := refuseUnread(fs, file, unread, queue != nil, e); err != nil {
+	if err := j.refuseUnread(file, unread, queue != nil, e); err != nil {
 		return err
 	}
 	if err := jobapi.CheckExpect(expect, queue != nil); err != nil {
@@ -175,13 +174,12 @@ func (j *jobFlags) load() (*scenario.Loaded, provider.Scenario, *delivery.Config
 // refuseUnread refuses, in a run of e over file (nil: the sign-up), a flag
 // or a file's queue key the run never reads (unread, by flag), and a step's
 // own policy no strategy reads.
-func refuseUnread(fs *flag.FlagSet, file *scenario.Loaded, unread map[string]string, queue bool, e api.Experiment) error {
-	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil || file == nil {
+func (j *jobFlags) refuseUnread(file *scenario.Loaded, unread map[string]string, queue bool, e api.Experiment) error {
+	if err := flagval.Refuse(j.FS, func(n string) string { return unread[n] }); err != nil || file == nil {
 		return err
 	}
-	given := flagval.Given(fs)
 	err := file.CheckRead(func(setting string) string {
-		if f := flagval.FlagOf(setting); queue && !given[f] {
+		if f := flagval.FlagOf(setting); queue && !j.Given[f] {
 			return unread[f]
 		}
 		return ""
