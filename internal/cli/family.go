@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/shardrun"
+	"github.com/retrysim/retrysim/internal/tune"
 )
 
 // Family is a fleet-family kind's runs as its flags made them, and what
@@ -43,7 +44,7 @@ func (f Family[C, P, R]) Work(r *Run, stdout, stderr io.Writer) (*shardrun.Work,
 			if err != nil {
 				return err
 			}
-			return r.write(ctx, stdout, main, ser, pic, f.Kind.Rows(res))
+			return r.Write(ctx, stdout, func() []tune.Row { return tune.FigureRows(f.Kind.Rows(res)) }, main, ser, pic)
 		})), nil
 	}
 	paths, points, err := r.grid()
@@ -59,7 +60,7 @@ func (f Family[C, P, R]) Work(r *Run, stdout, stderr io.Writer) (*shardrun.Work,
 		if err := r.O.Renderer(stdout).Runs(&main, f.Kind.Sweep(r.head(f.Name, paths), points, len(f.Runs), res)); err != nil {
 			return err
 		}
-		return r.write(ctx, stdout, main.Bytes(), nil, nil, nil)
+		return r.Write(ctx, stdout, nil, main.Bytes(), nil, nil)
 	})), nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -134,7 +135,7 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (*sh
 		if err != nil {
 			return err
 		}
-		return r.write(ctx, stdout, main, nil, pic, rows)
+		return r.Write(ctx, stdout, func() []tune.Row { return tune.FigureRows(rows) }, main, nil, pic)
 	}
 	return Work(r, "cells", nil, shardrun.Items[[]stats.Observation]{N: len(cells), Run: run, Check: check, Finish: finish}), nil
 }

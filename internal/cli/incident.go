@@ -84,7 +84,7 @@ func Incident(r *Run, args []string, help string, stdout io.Writer) (*shardrun.W
 				return err
 			}
 		}
-		return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes(), nil)
+		return r.Write(ctx, stdout, nil, main.Bytes(), nil, pic.Bytes())
 	}
 	echo, opts := map[string]string{"incident": inc.Name}, fleet.Options{Replicates: r.Replicates.V, Seed: uint64(r.Seed), Workers: r.Workers.V}
 	var w *shardrun.Work

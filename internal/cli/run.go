@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -219,11 +220,15 @@ func (r *Run) Options(stderr io.Writer) fleet.Options {
 	return fleet.Options{Replicates: r.Replicates.V, Seed: uint64(r.Seed), Workers: r.Workers.V, Progress: outfile.Progress(stderr, r.Kind)}
 }
 
-// write writes main to -o or stdout, and ser and pic to -series and -plot
-// when they are given, then judges -require's over rows.
-func (r *Run) write(ctx context.Context, stdout io.Writer, main, ser, pic []byte, rows []render.Figures) error {
-	return shardrun.WriteJudged(ctx, stdout, r.Reqs, func() []tune.Row { return tune.FigureRows(rows) },
-		outfile.Output{File: r.O.Out, Data: main}, outfile.Output{File: r.Series, Data: ser}, outfile.Output{File: r.Plot, Data: pic})
+// Write writes main to -o or stdout, and ser and pic to -series and -plot
+// when they are given, then judges -require's over the rows written (nil
+// for a run that judges none).
+func (r *Run) Write(ctx context.Context, stdout io.Writer, rows func() []tune.Row, main, ser, pic []byte) error {
+	outs := slices.DeleteFunc([]outfile.Output{{File: r.Series, Data: ser}, {File: r.Plot, Data: pic}}, func(o outfile.Output) bool { return o.File.Path == "" })
+	if err := outfile.WriteAll(ctx, stdout, append([]outfile.Output{{File: r.O.Out, Data: main}}, outs...)...); err != nil || len(r.Reqs) == 0 {
+		return err
+	}
+	return tune.Enforce(r.Reqs, rows())
 }
 
 // sweeping reports whether r's command is a sweep of its kind's runs.

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/cli"
 	"github.com/retrysim/retrysim/internal/render"
 )
 
@@ -12,7 +13,7 @@ import (
 // GOMAXPROCS workers shown as such, the auto engine, one replicate of at
 // most 10000, stdout) and write where the command reads them.
 func TestJobFlags(t *testing.T) {
-	j := newJobFlags("table", render.ReportDoc, "scenario `file`", "slice `i/n`")
+	j := newJobFlags("table", cli.Usages{Doc: render.ReportDoc, Scenario: "scenario `file`", Shard: "slice `i/n`"})
 	if j.Seed != 1 || j.rng.V != "pcg" || j.strategies.String() != "step-nokey,step-newkey,step-samekey,job-samekey,job-samekey-skip" ||
 		j.O.Format.R.Name() != "table" || j.Workers.V != runtime.GOMAXPROCS(0) || j.engine.String() != "auto" || j.O.Out.Path != "" ||
 		j.Replicates.V != 1 || j.Replicates.Hi != 10000 || j.ci {

@@ -27,7 +27,6 @@ type sweepRun struct {
 	*jobFlags
 	sw      api.Sweep
 	opts    render.PlotOptions
-	plot    outfile.File
 	byName  []string // the settings -set names, as it names them
 	watched []stats.Watch
 }
@@ -80,23 +79,22 @@ func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) er
 	if err := r.O.Renderer(stdout).Sweep(&doc, s, r.opts); err != nil {
 		return err
 	}
-	if r.plot.Path != "" {
-		if err := render.PlotSweep(&pic, s, filepath.Ext(r.plot.Path), r.opts); err != nil {
+	if r.Plot.Path != "" {
+		if err := render.PlotSweep(&pic, s, filepath.Ext(r.Plot.Path), r.opts); err != nil {
 			return err
 		}
 	}
-	return shardrun.WriteJudged(ctx, stdout, r.Reqs, func() []tune.Row { return tune.SweepRows(s, r.watched, r.sw.Experiment.Delivery != nil) },
-		outfile.Output{File: r.O.Out, Data: doc.Bytes()}, outfile.Output{File: r.plot, Data: pic.Bytes()})
+	return r.Write(ctx, stdout, func() []tune.Row { return tune.SweepRows(s, r.watched, r.sw.Experiment.Delivery != nil) }, doc.Bytes(), nil, pic.Bytes())
 }
 
 // parseSweepRun parses and checks the sweep command's flags.
 func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepRun, error) {
 	var r sweepRun
-	r.jobFlags = newJobFlags("sweep", render.SweepDoc, "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step",
-		"run slice `i/n` of the points (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge", "p_fail", "lost_reply") // the axes'
+	r.jobFlags = newJobFlags("sweep", cli.Usages{Doc: render.SweepDoc, Scenario: "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step",
+		Shard: "run slice `i/n` of the points (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge",
+		Plot:  "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two"}, "p_fail", "lost_reply") // the axes'
 	fs := r.FS
 	metric := flagval.Choice{V: "failed_rate", Valid: func(string) error { return nil }} // the library checks it against the scenario
-	plot := outfile.File{Flag: "plot"}
 	var sets []string
 	var logY, linearY, ownScales bool
 	axes := jobapi.SweepAxes()
@@ -106,7 +104,6 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 		fs.Var(values[i], flagval.FlagOf(a.Name), a.Usage)
 	}
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job, duplicate_rate, steps[STEP].duplicate_rate of a watched step, or with the delivery model deliveries_per_job, lost_work, completion_p50, _p95, _p99, failed_completion_p50, _p95 or _p99")
-	fs.StringVar(&plot.Path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
 	for name, why := range map[string]string{
 		"expect": "a sweep shows no closed forms; run retrysim -expect at a point of it",
 		"preset": "a preset runs its own cases, not a grid; run retrysim -preset",
@@ -175,22 +172,22 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 		return r, flagval.Usage(fmt.Errorf("-require: a shard judges nothing; give -require to the whole sweep"))
 	}
 	if r.Shard.Count > 0 {
-		if err := shardrun.RefuseOutputs(fs, "", plot.Path); err != nil {
+		if err := shardrun.RefuseOutputs(fs, "", r.Plot.Path); err != nil {
 			return r, err
 		}
 		if err := shardrun.RefuseInShard(fs, "metric", "log-y", "linear-y", "own-scales", "ci"); err != nil {
 			return r, err
 		}
 	}
-	opts, err := render.NewPlotOptions(plot.Path, r.O.Format.R.Page(), len(swept), logY, linearY, ownScales)
+	opts, err := render.NewPlotOptions(r.Plot.Path, r.O.Format.R.Page(), len(swept), logY, linearY, ownScales)
 	if err != nil {
 		return r, flagval.Usage(err)
 	}
-	if err := outfile.CheckReading("scenario file", r.Scenario, r.O.Out, plot); err != nil {
+	if err := outfile.CheckReading("scenario file", r.Scenario, r.O.Out, r.Plot); err != nil {
 		return r, flagval.Usage(err)
 	}
 	err = flagval.Refuse(fs, func(n string) string {
-		if n != "metric" || !r.O.Format.R.Raw() || plot.Path != "" {
+		if n != "metric" || !r.O.Format.R.Raw() || r.Plot.Path != "" {
 			return ""
 		}
 		return fmt.Sprintf("%s carries every metric; -metric picks the one a table, markdown or -plot shows", r.O.Format.R.Name())
@@ -199,7 +196,7 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 		return r, err
 	}
 	warnKeysInVain(stderr, r.Scenario, sc, r.strategies, strategies, jobapi.SweepWarning(sw)) // as the table warns
-	r.sw, r.opts, r.plot, r.byName = sw, opts, plot, byName
+	r.sw, r.opts, r.byName = sw, opts, byName
 	return r, nil
 }
 

@@ -30,8 +30,8 @@ import (
 // Table prints the table, or with -shard a slice of it for merge; help is
 // its -help text.
 func Table(ctx context.Context, args []string, help string, stdout, stderr io.Writer) error {
-	j := newJobFlags("table", render.ReportDoc, "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/",
-		"run only slice `i/n` (0 <= i < n) of the jobs (auto/n or auto: i, and n, from the environment, as retrysim fleet-map -help says) and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
+	j := newJobFlags("table", cli.Usages{Doc: render.ReportDoc, Scenario: "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/",
+		Shard: "run only slice `i/n` (0 <= i < n) of the jobs (auto/n or auto: i, and n, from the environment, as retrysim fleet-map -help says) and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue"})
 	fs, jobs := j.FS, flagval.Count(1_000_000)
 	attempts := flagval.Bounded{V: 3, Lo: 1, Hi: sim.MaxAttempts}
 	var expect bool
@@ -135,12 +135,12 @@ type jobFlags struct {
 }
 
 // newJobFlags registers the shared flags on a new flag set of the command
-// kind, the settings' flags but except's.
-func newJobFlags(kind string, doc render.Doc, scenarioUsage, shardUsage string, except ...string) *jobFlags {
-	j := &jobFlags{Run: cli.New(kind, cli.Usages{Scenario: scenarioUsage, Shard: shardUsage, Doc: doc, RequireRow: "strategy's",
-		Replicates: "run `r` independent seeds derived from -seed (1 to 10000) and show, under each row, each column's mean over them with the mean's 95% Student t interval",
-		Workers:    "parallel `workers`, %d to %d; the output does not depend on it"}, 1),
-		rng: flagval.Choice{V: rng.Generators()[0].Name, Valid: flagval.ValidRNG}, strategies: flagval.Strategies(strategy.DefaultIDs())}
+// kind, u saying those that are the command's own (-scenario, -shard,
+// -plot and -format's doc), and the settings' flags but except's.
+func newJobFlags(kind string, u cli.Usages, except ...string) *jobFlags {
+	u.RequireRow, u.Workers = "strategy's", "parallel `workers`, %d to %d; the output does not depend on it"
+	u.Replicates = "run `r` independent seeds derived from -seed (1 to 10000) and show, under each row, each column's mean over them with the mean's 95% Student t interval"
+	j := &jobFlags{Run: cli.New(kind, u, 1), rng: flagval.Choice{V: rng.Generators()[0].Name, Valid: flagval.ValidRNG}, strategies: flagval.Strategies(strategy.DefaultIDs())}
 	j.Replicates.Hi = jobapi.MaxReplicates
 	fs := j.FS
 	gens := make([]string, len(rng.Generators()))
