@@ -43,6 +43,14 @@ func (v fieldVar[T]) Set(s string) error {
 	return err
 }
 
+func (v fieldVar[T]) Get() any { return *v.p }
+
+// NameVar is one of a fixed list of names, as parse reads and text writes
+// them, writing into *p.
+func NameVar[T any](p *T, parse func(string) (T, error), text func(T) string) flag.Value {
+	return fieldVar[T]{p, parse, text}
+}
+
 // IntVar is Bounded writing into *p.
 func IntVar(p *int, lo, hi int) flag.Value {
 	return fieldVar[int]{p, func(s string) (int, error) {
@@ -173,13 +181,11 @@ func SettingVar(s jobapi.SettingDef) flag.Value {
 	case provider.Latency:
 		return &Latency{V: v}
 	case backoff.Kind:
-		return &Name[backoff.Kind]{V: v, Parse: enum.Parse[backoff.Kind], Text: backoff.Kind.String}
+		return NameVar(&v, enum.Parse[backoff.Kind], backoff.Kind.String)
 	case delivery.Store:
-		return &Name[delivery.Store]{V: v, Parse: enum.Parse[delivery.Store], Text: delivery.Store.String}
+		return NameVar(&v, enum.Parse[delivery.Store], delivery.Store.String)
 	case delivery.CrashPoint:
-		c := CrashPoint()
-		c.V = v
-		return &c
+		return NameVar(&v, parseCrashPoint, delivery.CrashPoint.String)
 	}
 	panic(fmt.Sprintf("setting %s: a value of type %T", s.Name, s.Default))
 }

@@ -360,31 +360,6 @@ func (l *Latency) Set(s string) error {
 
 func (l *Latency) Get() any { return l.V }
 
-// Name is a flag.Value for one of a fixed list of names.
-type Name[T any] struct {
-	V     T
-	Parse func(string) (T, error)
-	Text  func(T) string
-}
-
-func (n *Name[T]) String() string {
-	if n == nil || n.Text == nil {
-		return ""
-	}
-	return n.Text(n.V)
-}
-
-func (n *Name[T]) Set(s string) error {
-	v, err := n.Parse(s)
-	if err != nil {
-		return err
-	}
-	n.V = v
-	return nil
-}
-
-func (n *Name[T]) Get() any { return n.V }
-
 // CrashProbability is -crash: the probability that a worker dies at
 // -crash-at, a crash point given to it refused with a pointer there.
 type CrashProbability struct{ P Probability }
@@ -406,9 +381,10 @@ func (c *CrashProbability) Set(s string) error {
 func (c *CrashProbability) Get() any { return float64(c.P) }
 
 // CrashPoint is -crash-at, in the table command and in race alike, with
-// the delivery model's names and default.
-func CrashPoint() Name[delivery.CrashPoint] {
-	return Name[delivery.CrashPoint]{V: delivery.Defaults().CrashAt, Parse: parseCrashPoint, Text: delivery.CrashPoint.String}
+// the delivery model's names, and the point it writes, at the model's default.
+func CrashPoint() (flag.Value, *delivery.CrashPoint) {
+	p := delivery.Defaults().CrashAt
+	return NameVar(&p, parseCrashPoint, delivery.CrashPoint.String), &p
 }
 
 // parseCrashPoint reads a crash point, naming race's old after-charge's new name.

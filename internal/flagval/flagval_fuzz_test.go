@@ -75,10 +75,10 @@ var flagValues = []struct {
 	}},
 	{"shard", func() flag.Value { return new(flagval.Shard) }, func(v flag.Value) error { return sim.Shard(*v.(*flagval.Shard)).Check() }},
 	{"backoff", func() flag.Value {
-		return &flagval.Name[backoff.Kind]{Parse: enum.Parse[backoff.Kind], Text: backoff.Kind.String}
+		return flagval.NameVar(new(backoff.Kind), enum.Parse[backoff.Kind], backoff.Kind.String)
 	}, func(flag.Value) error { return nil }},
 	{"store", func() flag.Value {
-		return &flagval.Name[delivery.Store]{Parse: enum.Parse[delivery.Store], Text: delivery.Store.String}
+		return flagval.NameVar(new(delivery.Store), enum.Parse[delivery.Store], delivery.Store.String)
 	}, func(flag.Value) error { return nil }},
 	{"race modes", func() flag.Value {
 		var l []race.Mode
@@ -92,7 +92,7 @@ var flagValues = []struct {
 		return nil
 	}},
 	{"crash-at", func() flag.Value {
-		return &flagval.Name[delivery.CrashPoint]{Parse: enum.Parse[delivery.CrashPoint], Text: delivery.CrashPoint.String}
+		return flagval.NameVar(new(delivery.CrashPoint), enum.Parse[delivery.CrashPoint], delivery.CrashPoint.String)
 	}, func(flag.Value) error { return nil }},
 	{"sweep's -attempts", func() flag.Value {
 		return flagval.NewValues("3", func(s string) ([]float64, error) {
