@@ -227,47 +227,14 @@ func ValidRNG(s string) error {
 	return nil
 }
 
-// Strategies is a flag.Value for comma-separated strategy names. Names are
-// kept as given and built once -attempts is known.
-type Strategies []string
-
-func (l *Strategies) String() string { return strings.Join(*l, ",") }
-
-func (l *Strategies) Set(s string) error {
-	var ids []string
-	for id := range strings.SplitSeq(s, ",") {
-		id = strings.TrimSpace(id)
-		if _, err := strategy.Parse(id, 1); err != nil {
-			return err
-		}
-		// A row a strategy: a name given twice would print the same row
-		// twice, and unbounded repeats would multiply a sweep's rows.
-		if slices.Contains(ids, id) {
-			return fmt.Errorf("%q is listed twice", id)
-		}
-		ids = append(ids, id)
-	}
-	*l = ids
-	return nil
-}
-
-// Engine is a flag.Value for -engine.
-type Engine sim.Engine
-
-func (f *Engine) String() string {
-	if f == nil {
-		return ""
-	}
-	return sim.Engine(*f).String()
-}
-
-func (f *Engine) Set(s string) error {
-	e, err := sim.ParseEngine(s)
-	if err != nil {
-		return err
-	}
-	*f = Engine(e)
-	return nil
+// StrategiesVar is comma-separated strategy names, each once (a row a
+// strategy), writing into *p; they are built once -attempts is known.
+func StrategiesVar(p *[]string) flag.Value {
+	return ListVar(p, func(s string) (string, error) {
+		id := strings.TrimSpace(s)
+		_, err := strategy.Parse(id, 1)
+		return id, err
+	}, func(id string) string { return id })
 }
 
 // Shard is a flag.Value for -shard i/n.

@@ -55,8 +55,8 @@ var flagValues = []struct {
 		}
 		return scenariocheck.Latency(l)
 	}},
-	{"strategies", func() flag.Value { return new(flagval.Strategies) }, func(v flag.Value) error {
-		for _, id := range *v.(*flagval.Strategies) {
+	{"strategies", func() flag.Value { return flagval.StrategiesVar(new([]string)) }, func(v flag.Value) error {
+		for _, id := range strings.Split(v.String(), ",") {
 			if _, err := strategy.Parse(id, 1); err != nil {
 				return err
 			}
@@ -69,7 +69,7 @@ var flagValues = []struct {
 		return err
 	}},
 	{"preset", func() flag.Value { return &flagval.Choice{Valid: validPreset} }, func(v flag.Value) error { return validPreset(v.String()) }},
-	{"engine", func() flag.Value { return new(flagval.Engine) }, func(v flag.Value) error {
+	{"engine", func() flag.Value { return flagval.NameVar(new(sim.Engine), sim.ParseEngine, sim.Engine.String) }, func(v flag.Value) error {
 		_, err := sim.ParseEngine(v.String())
 		return err
 	}},

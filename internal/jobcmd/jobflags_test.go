@@ -2,6 +2,7 @@ package jobcmd
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/retrysim/retrysim/internal/cli"
@@ -14,7 +15,7 @@ import (
 // most 10000, stdout) and write where the command reads them.
 func TestJobFlags(t *testing.T) {
 	j := newJobFlags("table", cli.Usages{Doc: render.ReportDoc, Scenario: "scenario `file`", Shard: "slice `i/n`"})
-	if j.Seed != 1 || j.rng.V != "pcg" || j.strategies.String() != "step-nokey,step-newkey,step-samekey,job-samekey,job-samekey-skip" ||
+	if j.Seed != 1 || j.rng.V != "pcg" || strings.Join(j.strategies, ",") != "step-nokey,step-newkey,step-samekey,job-samekey,job-samekey-skip" ||
 		j.O.Format.R.Name() != "table" || j.Workers.V != runtime.GOMAXPROCS(0) || j.engine.String() != "auto" || j.O.Out.Path != "" ||
 		j.Replicates.V != 1 || j.Replicates.Hi != 10000 || j.ci {
 		t.Errorf("defaults = %+v", j)
@@ -27,7 +28,7 @@ func TestJobFlags(t *testing.T) {
 	if err := j.FS.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	if j.Seed != 7 || j.rng.V != "xexp" || j.strategies.String() != "job-samekey" || j.O.Format.R.Name() != "csv" || j.Workers.V != 3 ||
+	if j.Seed != 7 || j.rng.V != "xexp" || strings.Join(j.strategies, ",") != "job-samekey" || j.O.Format.R.Name() != "csv" || j.Workers.V != 3 ||
 		j.engine.String() != "plain" || j.O.Out.Path != "out.csv" || j.O.Out.Flag != "o" || j.Replicates.V != 10000 || !j.ci ||
 		j.Scenario != "s.yaml" || j.Shard.Index != 1 || j.Shard.Count != 2 {
 		t.Errorf("after %v: %+v", args, j)

@@ -128,8 +128,8 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 type jobFlags struct {
 	*cli.Run
 	rng        flagval.Choice
-	strategies flagval.Strategies
-	engine     flagval.Engine
+	strategies []string
+	engine     sim.Engine
 	ci         bool
 	model      flagval.Model
 }
@@ -140,7 +140,7 @@ type jobFlags struct {
 func newJobFlags(kind string, u cli.Usages, except ...string) *jobFlags {
 	u.RequireRow, u.Workers = "strategy's", "parallel `workers`, %d to %d; the output does not depend on it"
 	u.Replicates = "run `r` independent seeds derived from -seed (1 to 10000) and show, under each row, each column's mean over them with the mean's 95% Student t interval"
-	j := &jobFlags{Run: cli.New(kind, u, 1), rng: flagval.Choice{V: rng.Generators()[0].Name, Valid: flagval.ValidRNG}, strategies: flagval.Strategies(strategy.DefaultIDs())}
+	j := &jobFlags{Run: cli.New(kind, u, 1), rng: flagval.Choice{V: rng.Generators()[0].Name, Valid: flagval.ValidRNG}, strategies: strategy.DefaultIDs()}
 	j.Replicates.Hi = jobapi.MaxReplicates
 	fs := j.FS
 	gens := make([]string, len(rng.Generators()))
@@ -148,8 +148,8 @@ func newJobFlags(kind string, u cli.Usages, except ...string) *jobFlags {
 		gens[i] = fmt.Sprintf("%s: %s", g.Name, g.Doc)
 	}
 	fs.Var(&j.rng, "rng", "random `generator`: "+strings.Join(gens, "; "))
-	fs.Var(&j.strategies, "strategies", "comma-separated strategy `names`, each once, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
-	fs.Var(&j.engine, "engine", "the `engine` that draws the jobs: auto (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
+	fs.Var(flagval.StrategiesVar(&j.strategies), "strategies", "comma-separated strategy `names`, each once, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
+	fs.Var(flagval.NameVar(&j.engine, sim.ParseEngine, sim.Engine.String), "engine", "the `engine` that draws the jobs: auto (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
 	fs.BoolVar(&j.ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	j.model.RegisterModel(fs)
 	flagval.RegisterSettings(fs, except...)
