@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
@@ -30,8 +31,8 @@ import (
 func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, err error) {
 	choosePresets(r, fleetpreset.Presets(), fleetpreset.LookupPreset)
 	c := fleet.DefaultConfig() // the model flags write into it
-	r.Duration.V = c.Duration
-	r.FS.Lookup("duration").DefValue = r.Duration.String()
+	r.Duration = c.Duration
+	r.FS.Lookup("duration").DefValue = human.Duration(r.Duration)
 	for _, p := range decl.Params[fleet.Config]() {
 		r.FS.Var(flagval.ParamVar(p, &c), p.Key, FleetWords(p.Usage))
 	}
@@ -52,7 +53,7 @@ func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p 
 		}
 		cfgs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	} else {
-		c.Duration, c.Outage.From, c.Outage.To = r.Duration.V, outage.From, outage.To
+		c.Duration, c.Outage.From, c.Outage.To = r.Duration, outage.From, outage.To
 		if r.Scenario != "" {
 			if err := fleetScenario(r.FS, r.Scenario, &c); err != nil {
 				return p, nil, err

@@ -40,7 +40,7 @@ type Run struct {
 	Given        map[string]bool
 	Preset       flagval.Choice
 	Scenario     string
-	Duration     flagval.Duration
+	Duration     time.Duration
 	Replicates   flagval.Bounded
 	Seed         flagval.Seed
 	Workers      flagval.Bounded
@@ -88,7 +88,7 @@ func New(kind string, u Usages, replicates int) *Run {
 	for _, f := range []struct {
 		name, usage string
 		v           any
-	}{{"preset", u.Preset, &r.Preset}, {"duration", u.Duration, &r.Duration}, {"replicates", u.Replicates, &r.Replicates},
+	}{{"preset", u.Preset, &r.Preset}, {"duration", u.Duration, flagval.DurationVar(&r.Duration)}, {"replicates", u.Replicates, &r.Replicates},
 		{"scenario", u.Scenario, &r.Scenario}, {"series", u.Series, &r.Series.Path}, {"plot", u.Plot, &r.Plot.Path}} {
 		if v, ok := f.v.(*string); ok && f.usage != "" {
 			fs.StringVar(v, f.name, "", f.usage)
@@ -148,7 +148,7 @@ func (r *Run) Parse(args []string, intro string, groups []flagval.Group, stdout 
 // otherwise, and takes the preset's replicates unless -replicates does.
 func (r *Run) fromPreset(d time.Duration, replicates int) time.Duration {
 	if r.Given["duration"] {
-		d = r.Duration.V
+		d = r.Duration
 	}
 	if !r.Given["replicates"] {
 		r.Replicates.V = replicates
@@ -183,9 +183,9 @@ func (r *Run) loadGraph(args []string, intro, what, want string, stdout io.Write
 	if line := g.Line("graph.duration"); line > 0 { // as retrysim fleet's flags may not go with their keys
 		return nil, flagval.Usage(fmt.Errorf("-duration: %s:%d: graph.duration sets it; give one or the other", r.Scenario, line))
 	}
-	g.Graph.Duration = r.Duration.V
+	g.Graph.Duration = r.Duration
 	if err := g.Graph.Check(); err != nil {
-		return nil, flagval.Usage(fmt.Errorf("-duration %s: %w", r.Duration.String(), g.Located(err)))
+		return nil, flagval.Usage(fmt.Errorf("-duration %s: %w", human.Duration(r.Duration), g.Located(err)))
 	}
 	return g, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -71,12 +72,15 @@ func FloatVar(p *float64, lo, hi float64) flag.Value {
 	}, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }}
 }
 
-// DurationVar is Duration writing into *p.
+// DurationVar is a duration from 0 to limits.MaxDuration, as scenario
+// files check theirs, writing into *p.
 func DurationVar(p *time.Duration) flag.Value {
 	return fieldVar[time.Duration]{p, func(s string) (time.Duration, error) {
-		var d Duration
-		err := d.Set(s)
-		return d.V, err
+		v, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil {
+			return 0, fmt.Errorf("want a duration from 0 to 8760h, such as 250ms, 2s or 24h")
+		}
+		return v, limits.Duration(v)
 	}, human.Duration}
 }
 
@@ -177,7 +181,7 @@ func SettingVar(s jobapi.SettingDef) flag.Value {
 	case int:
 		return &Bounded{V: v, Lo: s.Min, Hi: s.Max}
 	case time.Duration:
-		return &Duration{V: v}
+		return DurationVar(&v)
 	case provider.Latency:
 		return &Latency{V: v}
 	case backoff.Kind:

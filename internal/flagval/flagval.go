@@ -267,30 +267,6 @@ func (s *Shard) Set(v string) error {
 	return nil
 }
 
-// Duration is a flag.Value for a duration that is not negative.
-type Duration struct{ V time.Duration }
-
-func (d *Duration) String() string {
-	if d == nil {
-		return ""
-	}
-	return human.Duration(d.V)
-}
-
-func (d *Duration) Set(s string) error {
-	v, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil {
-		return fmt.Errorf("want a duration from 0 to 8760h, such as 250ms, 2s or 24h")
-	}
-	if err := limits.Duration(v); err != nil { // as scenario files check theirs
-		return err
-	}
-	d.V = v
-	return nil
-}
-
-func (d *Duration) Get() any { return d.V }
-
 // Latency is a flag.Value for a fixed duration (20ms) or a lognormal
 // median:p99 (20ms:200ms).
 type Latency struct{ V provider.Latency }

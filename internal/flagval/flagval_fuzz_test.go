@@ -42,8 +42,8 @@ var flagValues = []struct {
 	}},
 	{"seed", func() flag.Value { return new(flagval.Seed) }, func(flag.Value) error { return nil }},
 	{"probability", func() flag.Value { return new(flagval.Probability) }, func(v flag.Value) error { return limits.Probability(float64(*v.(*flagval.Probability))) }},
-	{"duration", func() flag.Value { return new(flagval.Duration) }, func(v flag.Value) error {
-		if d := v.(*flagval.Duration).V; d < 0 {
+	{"duration", func() flag.Value { return flagval.DurationVar(new(time.Duration)) }, func(v flag.Value) error {
+		if d := v.(flag.Getter).Get().(time.Duration); d < 0 {
 			return fmt.Errorf("negative %v", d)
 		}
 		return nil
