@@ -183,7 +183,7 @@ func SettingVar(s jobapi.SettingDef) flag.Value {
 	case time.Duration:
 		return DurationVar(&v)
 	case provider.Latency:
-		return &Latency{V: v}
+		return LatencyVar(&v)
 	case backoff.Kind:
 		return NameVar(&v, enum.Parse[backoff.Kind], backoff.Kind.String)
 	case delivery.Store:

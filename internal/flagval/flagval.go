@@ -267,41 +267,30 @@ func (s *Shard) Set(v string) error {
 	return nil
 }
 
-// Latency is a flag.Value for a fixed duration (20ms) or a lognormal
-// median:p99 (20ms:200ms).
-type Latency struct{ V provider.Latency }
-
-func (l *Latency) String() string {
-	if l == nil {
-		return ""
-	}
-	if rng.LognormalDrawn(l.V.Median, l.V.P99) {
-		return l.V.Median.String() + ":" + l.V.P99.String()
-	}
-	return l.V.Median.String()
-}
-
-func (l *Latency) Set(s string) error {
-	bad := fmt.Errorf("want a duration (20ms) or a lognormal median:p99 (20ms:200ms), each from 0 to 8760h, a median above 0 with a p99")
-	median, p99, two := strings.Cut(s, ":")
-	m, err := time.ParseDuration(median)
-	if err != nil {
-		return bad
-	}
-	v := provider.Latency{Median: m}
-	if two {
-		if v.P99, err = time.ParseDuration(p99); err != nil {
-			return bad
+// LatencyVar is a fixed duration (20ms) or a lognormal median:p99
+// (20ms:200ms), as scenario files check theirs, writing into *p.
+func LatencyVar(p *provider.Latency) flag.Value {
+	return fieldVar[provider.Latency]{p, func(s string) (provider.Latency, error) {
+		bad := fmt.Errorf("want a duration (20ms) or a lognormal median:p99 (20ms:200ms), each from 0 to 8760h, a median above 0 with a p99")
+		median, p99, two := strings.Cut(s, ":")
+		m, err := time.ParseDuration(median)
+		if err != nil {
+			return provider.Latency{}, bad
 		}
-	}
-	if err := scenariocheck.Latency(v); err != nil { // as scenario files check theirs
-		return err
-	}
-	l.V = v
-	return nil
+		v := provider.Latency{Median: m}
+		if two {
+			if v.P99, err = time.ParseDuration(p99); err != nil {
+				return v, bad
+			}
+		}
+		return v, scenariocheck.Latency(v)
+	}, func(l provider.Latency) string {
+		if rng.LognormalDrawn(l.Median, l.P99) {
+			return l.Median.String() + ":" + l.P99.String()
+		}
+		return l.Median.String()
+	}}
 }
-
-func (l *Latency) Get() any { return l.V }
 
 // CrashProbability is -crash: the probability that a worker dies at
 // -crash-at, a crash point given to it refused with a pointer there.

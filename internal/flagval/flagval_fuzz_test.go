@@ -19,6 +19,7 @@ import (
 	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sweep"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -48,8 +49,8 @@ var flagValues = []struct {
 		}
 		return nil
 	}},
-	{"latency", func() flag.Value { return new(flagval.Latency) }, func(v flag.Value) error {
-		l := v.(*flagval.Latency).V
+	{"latency", func() flag.Value { return flagval.LatencyVar(new(provider.Latency)) }, func(v flag.Value) error {
+		l := v.(flag.Getter).Get().(provider.Latency)
 		if l.P99 != 0 && l.P99 < l.Median {
 			return fmt.Errorf("p99 %v below the median %v", l.P99, l.Median)
 		}
