@@ -21,6 +21,7 @@ import (
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/scenarioref"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -74,21 +75,22 @@ func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p 
 // FleetFamily is a kind of fleet runs: fleet's, or a sweep of it.
 type FleetFamily = Family[fleet.Config, fleetdata.Replicate, fleet.Result]
 
-// Fleet is the fleet kind's runs cfgs of preset p, for r's flags.
-func Fleet(r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, stderr io.Writer) (FleetFamily, error) {
+// Fleet is the work of the fleet kind's runs cfgs of preset p (or with
+// -set a sweep of them) for r's flags.
+func Fleet(r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, stdout, stderr io.Writer) (*shardrun.Work, error) {
 	opts := r.Options(stderr)
 	f := FleetFamily{Kind: replicates.Fleet(), Runs: cfgs, Name: cmp.Or(render.Escaped(r.Scenario), p.Name)}
 	if err := r.checkOutputs(); err != nil {
-		return f, err
+		return nil, err
 	}
 	if p.Totals && len(r.Reqs) > 0 {
-		return f, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
+		return nil, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
 	}
 	echo := make([]json.RawMessage, len(cfgs)) // the runs' settings as json's params object writes them
 	for i, c := range cfgs {
 		params, err := render.FleetParams(c)
 		if err != nil {
-			return f, err
+			return nil, err
 		}
 		echo[i] = params
 	}
@@ -112,7 +114,7 @@ func Fleet(r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, stde
 	f.Outputs = func(rr render.Renderer, res []fleet.Result, seriesExt, plotExt string) ([]byte, []byte, []byte, error) {
 		return rr.FleetOutputs(render.FleetRun{Preset: p, Replicates: r.Replicates.V, Seed: uint64(r.Seed), Configs: cfgs, Results: res, ScenarioFile: r.Scenario}, seriesExt, plotExt)
 	}
-	return f, nil
+	return f.Work(r, stdout, stderr)
 }
 
 // fleetScenario sets the settings the fleet section of the scenario file at
