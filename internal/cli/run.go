@@ -137,7 +137,7 @@ func (r *Run) Parse(args []string, intro string, groups []flagval.Group, stdout 
 	if r.sweeping() {
 		intro = fmt.Sprintf(sweepIntro, strings.TrimPrefix(r.Kind, "sweep "), sweep.TextForms) + intro
 	}
-	if err := flagval.ParseGrouped(r.FS, args, intro, groups, stdout); err != nil {
+	if err := flagval.Parse(r.FS, args, intro, stdout, groups...); err != nil {
 		return err
 	}
 	r.Args, r.Given = args, flagval.Given(r.FS)

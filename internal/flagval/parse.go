@@ -39,14 +39,9 @@ second one ends the process at once, killed by that signal (a shell shows
 128 plus its number: 130 for Ctrl-C).
 `
 
-// Parse parses args into fs, refusing arguments that are not flags.
-func Parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
-	return ParseGrouped(fs, args, intro, nil, stdout)
-}
-
-// ParseGrouped is Parse listing the flags in -help under the headings of
-// groups, in their order.
-func ParseGrouped(fs *flag.FlagSet, args []string, intro string, groups []Group, stdout io.Writer) error {
+// Parse parses args into fs, refusing arguments that are not flags; -help
+// lists the flags under the headings of groups, if any, in their order.
+func Parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer, groups ...Group) error {
 	if err := ParseFlags(fs, args, intro, stdout, groups...); err != nil {
 		return err
 	}

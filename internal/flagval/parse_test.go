@@ -71,7 +71,7 @@ func TestHelpWrapsAndGroups(t *testing.T) {
 		fs.String(name, "", strings.Repeat("word ", 30)+name)
 	}
 	var b bytes.Buffer
-	if err := ParseGrouped(fs, []string{"-help"}, "Flags:\n", []Group{{Title: "First", Flags: []string{"zeta", "alpha"}}, {Title: "Rest"}}, &b); err == nil {
+	if err := Parse(fs, []string{"-help"}, "Flags:\n", &b, Group{Title: "First", Flags: []string{"zeta", "alpha"}}, Group{Title: "Rest"}); err == nil {
 		t.Fatal("-help: no HelpError")
 	}
 	var heads []string
