@@ -40,7 +40,7 @@ Flags:
 `
 
 // raceRenamed gives each of race's old flag names what replaced it.
-var raceRenamed = map[string]flagval.Renamed{
+var raceRenamed = map[string]string{
 	"workers": "race's worker processes are -procs (-workers is the simulator's goroutines)",
 	"repeat":  "race's rounds are -rounds (-repeat is the probability of a repeated request)",
 	"keys":    "race's jobs are -jobs, as in the table command (-keys is fleet's key mode)",
@@ -52,7 +52,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	base := race.Config{Procs: 2, Deliveries: 2, Rounds: 20, Lease: time.Second, Args: []string{workerCommand}}
 	modes := race.Modes()
 	jobs, simJobs, seed := flagval.Count(1), flagval.Count(200_000), flagval.Seed(1)
-	crashAt := flagval.CrashPoint()
+	crashAtFlag, crashAt := flagval.CrashPoint()
 	var crashP flagval.CrashProbability
 	var compare bool
 	var o flagval.Output
@@ -63,7 +63,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	fs.Var(flagval.IntVar(&base.Deliveries, 1, 100), "deliveries", fmt.Sprintf("`copies` of each job delivered (1 to 100; -jobs x -deliveries at most %d)", race.MaxDeliveries))
 	fs.Var(flagval.IntVar(&base.Rounds, 1, 100_000), "rounds", "run the whole `n` times (1 to 100000)")
 	fs.Var(&crashP, "crash", "`probability` that a first delivery's worker is killed with SIGKILL at -crash-at")
-	fs.Var(&crashAt, "crash-at", "the `point` where workers are killed: before-key, after-key (between the key and the charge), after-work (between the charge and the key record) or before-ack")
+	fs.Var(crashAtFlag, "crash-at", "the `point` where workers are killed: before-key, after-key (between the key and the charge), after-work (between the charge and the key record) or before-ack")
 	fs.Var(flagval.DurationVar(&base.TTL), "ttl", "purge keys older than this `duration` before each later wave of deliveries (needs -gap)")
 	fs.Var(flagval.DurationVar(&base.Gap), "gap", "deliver each job's copies in waves this `duration` apart instead of all at once")
 	fs.Var(flagval.DurationVar(&base.Lease), "lease", "the lease mode's lease `duration`, and how long before a killed worker's deliveries come back")
@@ -73,7 +73,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	fs.BoolVar(&base.Keep, "keep", false, "keep the database files of a run that finishes (their paths are printed) instead of removing them")
 	o.Register(fs, render.RaceDoc, "", "")
 	for old, why := range raceRenamed {
-		fs.Var(why, old, "")
+		fs.Var(flagval.NotHere("renamed: "+why), old, "")
 	}
 	if err := flagval.Parse(fs, args, raceIntro, stdout); err != nil {
 		return err
@@ -83,7 +83,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	}
 	base.Jobs, base.Seed, base.CrashP = int(jobs), uint64(seed), float64(crashP.P)
 	if crashP.P > 0 || flagval.Changed(fs, "crash-at") {
-		base.CrashAt = race.CrashPoint(crashAt.V.String())
+		base.CrashAt = race.CrashPoint(crashAt.String())
 	}
 	if err := flagval.Refuse(fs, func(name string) string {
 		if name == "sim-jobs" && !compare {

@@ -13,9 +13,5 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*shardrun.Work
 	r := cli.New(kind, cli.Usages{Plain: true, Seed: "random `seed` of the splitting; the same flags and seed print the same bytes",
 		Workers: "parallel `workers`, each running splittings, %d to %d; the output does not depend on it",
 		Shard:   "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge"}, 1)
-	it, err := cli.Chain(r, args, helpText("chain"), stdout)
-	if err != nil {
-		return nil, err
-	}
-	return shardrun.Items(runWork(r, "runs and crude replicates", it.N, nil), it.Run, it.Check, it.Finish), nil
+	return cli.Chain(r, args, helpText("chain"), stdout)
 }

@@ -17,11 +17,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*shardr
 	if err != nil {
 		return nil, err
 	}
-	f, err := cli.Fleet(r, p, cfgs, stderr)
-	if err != nil {
-		return nil, err
-	}
-	return familyWork(f, r, stdout, stderr)
+	return cli.Fleet(r, p, cfgs, stdout, stderr)
 }
 
 // parseFleetRuns parses the flags of the fleet command, or of its sweep

@@ -21,9 +21,5 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*shard
 		Doc:        render.FleetDoc,
 		Formats:    " (html is one page with the heat maps)",
 	}, 100)
-	it, err := cli.FleetMap(r, args, helpText("fleet-map"), stdout, stderr)
-	if err != nil {
-		return nil, err
-	}
-	return shardrun.Items(runWork(r, "cells", it.N, nil), it.Run, it.Check, it.Finish), nil
+	return cli.FleetMap(r, args, helpText("fleet-map"), stdout, stderr)
 }

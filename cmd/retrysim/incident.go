@@ -1,49 +1,18 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"slices"
 
-	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/cli"
 	"github.com/retrysim/retrysim/internal/incident"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/replicates"
-	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/shardrun"
 )
 
-// parseIncident parses the incident command's flags into its run, replicate
-// k of every run (the incident's and its fixes') an item; with no name its
-// run, of no item, lists the gallery.
+// parseIncident parses the incident command's flags into its run.
 func parseIncident(kind string, args []string, stdout, _ io.Writer) (*shardrun.Work, error) {
 	r := cli.New(kind, cli.Usages{Plain: true, Replicates: fmt.Sprintf("replay each run with `r` independent seeds, 1 to %d", limits.FleetReplicates),
 		Plot: "also draw the runs' time series, a panel a run, the incident's first, to `file` (.png or .svg)"}, incident.DefaultReplicates)
-	inc, finish, err := cli.Incident(r, args, helpText("incident"), stdout)
-	switch {
-	case err != nil:
-		return nil, err
-	case inc == nil:
-		return shardrun.Items(&shardrun.Work{Kind: "incident", Noun: "replicates", Out: r.O.Out}, nil, nil, func(ctx context.Context, _ []struct{}) error {
-			return finish(ctx, nil, nil)
-		}), nil
-	}
-	// The name is a setting of the run: a shard carries it as -name.
-	w := runWork(r, "replicates", r.Replicates.V, map[string]string{"incident": inc.Name})
-	w.Settings = append([]shardfile.Setting{{Flag: "name", Value: inc.Name}}, slices.DeleteFunc(w.Settings, func(s shardfile.Setting) bool { return s.Flag == "name" })...)
-	opts := fleet.Options{Replicates: r.Replicates.V, Seed: uint64(r.Seed), Workers: r.Workers.V}
-	if inc.Kind == incident.Workers {
-		graphs := inc.Graphs()
-		it := cli.GraphFamily{Kind: replicates.Graph(), Runs: graphs}.Items(graphs, r.Replicates.V, opts, false, func(ctx context.Context, res []fleet.GraphResult) error {
-			return finish(ctx, nil, res)
-		})
-		return shardrun.Items(w, it.Run, it.Check, it.Finish), nil
-	}
-	cfgs := inc.Configs()
-	it := cli.FleetFamily{Kind: replicates.Fleet(), Runs: cfgs}.Items(cfgs, r.Replicates.V, opts, false, func(ctx context.Context, res []fleet.Result) error {
-		return finish(ctx, res, nil)
-	})
-	return shardrun.Items(w, it.Run, it.Check, it.Finish), nil
+	return cli.Incident(r, args, helpText("incident"), stdout)
 }

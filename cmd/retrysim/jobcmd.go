@@ -31,9 +31,9 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // plot, or with -shard a slice of its points for retrysim merge.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && commands[args[0]].sweeps { // retrysim sweep KIND
-		return do(ctx, commands[args[0]].parse, "sweep "+args[0], args[1:], stdout, stderr)
+		return commands[args[0]].Do(ctx, "sweep "+args[0], args[1:], stdout, stderr)
 	}
-	return do(ctx, parseSweep, "sweep", args, stdout, stderr)
+	return commands["sweep"].Do(ctx, "sweep", args, stdout, stderr)
 }
 
 // parseSweep parses the table sweep's flags into its run.

@@ -18,14 +18,13 @@ import (
 
 // subcommand is one command: its name, the arguments and the line the
 // top-level usage shows for it, and what runs it: run, or for a kind of
-// run parse, its shards merged with merge's own flags mergeFlags, and, with
+// run its Kind (its shards merged with merge's own flags), and, with
 // sweeps, retrysim sweep NAME its sweep.
 type subcommand struct {
 	name, args, summary string
 	run                 func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-	parse               func(kind string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error)
-	mergeFlags          []string
-	sweeps              bool
+	shardrun.Kind
+	sweeps bool
 }
 
 // commandList is every subcommand in the order the top-level usage lists
@@ -46,16 +45,16 @@ var outputs = []string{"o", "format", "width", "series", "plot"}
 func init() {
 	commandList = []subcommand{
 		{name: "table", args: "[flags]", run: tableCommand},
-		{name: "sweep", args: "[KIND] [flags]", summary: "a grid of points, of any kind", run: sweepCommand, parse: parseSweep, mergeFlags: []string{"o", "format", "width", "plot", "metric", "log-y", "linear-y", "own-scales", "ci"}},
+		{name: "sweep", args: "[KIND] [flags]", summary: "a grid of points, of any kind", run: sweepCommand, Kind: shardrun.Kind{Parse: parseSweep, MergeFlags: []string{"o", "format", "width", "plot", "metric", "log-y", "linear-y", "own-scales", "ci"}}},
 		{name: "tune", args: "[KIND] [flags]", summary: "the best settings that meet -require", run: tuneCommand},
 		{name: "merge", args: "[flags] FILES...", summary: "add up -shard outputs", run: mergeCommand},
 		{name: "race", args: "[flags]", summary: "the SQLite check for real", run: raceCommand},
-		{name: "fleet", args: "[flags]", summary: "retry storms: many clients, one server", parse: parseFleetAs, mergeFlags: outputs, sweeps: true},
-		{name: "graph", args: "[flags]", summary: "a call graph: retries amplified by depth", parse: parseGraphs, mergeFlags: outputs, sweeps: true},
-		{name: "workers", args: "[flags]", summary: "jobs on a queue, a worker fleet, drain", parse: parseGraphs, mergeFlags: []string{"o", "format", "width", "plot"}, sweeps: true},
-		{name: "chain", args: "[flags]", summary: "the fleet's exact Markov chain, and splitting", parse: parseChain, mergeFlags: []string{"o"}},
-		{name: "fleet-map", args: "[flags]", summary: "where a fleet recovers, over trigger and load", parse: parseFleetMap, mergeFlags: []string{"o", "format", "width", "plot"}},
-		{name: "incident", args: "[NAME] [flags]", summary: "public incidents replayed, with sources and fixes", parse: parseIncident, mergeFlags: []string{"o", "format", "plot"}},
+		{name: "fleet", args: "[flags]", summary: "retry storms: many clients, one server", Kind: shardrun.Kind{Parse: parseFleetAs, MergeFlags: outputs}, sweeps: true},
+		{name: "graph", args: "[flags]", summary: "a call graph: retries amplified by depth", Kind: shardrun.Kind{Parse: parseGraphs, MergeFlags: outputs}, sweeps: true},
+		{name: "workers", args: "[flags]", summary: "jobs on a queue, a worker fleet, drain", Kind: shardrun.Kind{Parse: parseGraphs, MergeFlags: []string{"o", "format", "width", "plot"}}, sweeps: true},
+		{name: "chain", args: "[flags]", summary: "the fleet's exact Markov chain, and splitting", Kind: shardrun.Kind{Parse: parseChain, MergeFlags: []string{"o"}}},
+		{name: "fleet-map", args: "[flags]", summary: "where a fleet recovers, over trigger and load", Kind: shardrun.Kind{Parse: parseFleetMap, MergeFlags: []string{"o", "format", "width", "plot"}}},
+		{name: "incident", args: "[NAME] [flags]", summary: "public incidents replayed, with sources and fixes", Kind: shardrun.Kind{Parse: parseIncident, MergeFlags: []string{"o", "format", "plot"}}},
 		{name: "version", summary: "the version, from the build info (also -version)", run: versionCommand},
 	}
 	commands = make(map[string]subcommand, len(commandList))
@@ -63,27 +62,18 @@ func init() {
 	for _, c := range commandList {
 		if c.run == nil {
 			c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-				return do(ctx, c.parse, c.name, args, stdout, stderr)
+				return c.Do(ctx, c.name, args, stdout, stderr)
 			}
 		}
 		commands[c.name] = c
-		if c.parse != nil {
-			shardKinds[c.name] = shardrun.Kind{Parse: c.parse, MergeFlags: c.mergeFlags}
+		if c.Parse != nil {
+			shardKinds[c.name] = c.Kind
 		}
 		if c.sweeps {
-			shardKinds["sweep "+c.name] = shardrun.Kind{Parse: c.parse, MergeFlags: []string{"o", "format", "width"}}
+			shardKinds["sweep "+c.name] = shardrun.Kind{Parse: c.Parse, MergeFlags: []string{"o", "format", "width"}}
 		}
 	}
 	addTuneKinds()
-}
-
-// do parses a run of kind from args and runs it.
-func do(ctx context.Context, parse func(kind string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error), kind string, args []string, stdout, stderr io.Writer) error {
-	w, err := parse(kind, args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.Do(ctx, stdout)
 }
 
 // commandUsage is the top-level usage: a line a command of commandList, a

@@ -8,7 +8,6 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/cli"
-	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/jobcmd"
 	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/sweep"
@@ -46,15 +45,13 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*shardrun
 	var (
 		k    tune.Kind
 		axes []tune.Axis
-		out  flagval.Output
-		reqs []tune.Requirement
-		rf   *cli.Run // the fleet family's flags
+		rf   *cli.Run // the flags every kind shares
 		kerr error    // the kind's refusal of a search
 	)
 	switch t.Kind {
 	case "table":
 		var sw api.Sweep
-		if sw, out, reqs, err = jobcmd.ParseSweep(t.Rest, fmt.Sprintf(helpText("sweep"), sweep.Forms), stdout, stderr); err == nil {
+		if sw, rf, err = jobcmd.ParseSweep(t.Rest, fmt.Sprintf(helpText("sweep"), sweep.Forms), stdout, stderr); err == nil {
 			k, axes, kerr = tune.NewTableKind(sw, t.Searches)
 		}
 	case "fleet":
@@ -74,22 +71,19 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*shardrun
 	if kerr != nil {
 		return nil, cli.TuneError(kerr)
 	}
-	if rf != nil {
-		out, reqs = rf.O, rf.Reqs
-	}
-	s, err := t.Search(k, axes, reqs)
+	s, err := t.Search(k, axes, rf.Reqs)
 	if err != nil {
 		return nil, err
 	}
-	write := t.Write(out, stdout)
-	w := &shardrun.Work{Kind: "tune " + t.Kind, Noun: "replicates", Out: out.Out, Whole: func(ctx context.Context) error {
+	write := t.Write(rf.O, stdout)
+	w := &shardrun.Work{Kind: "tune " + t.Kind, Noun: "replicates", Out: rf.O.Out, Whole: func(ctx context.Context) error {
 		res, err := tune.Race(ctx, k, s)
 		if err != nil {
 			return err
 		}
 		return write(ctx, res)
 	}}
-	if rf == nil || !sharded && rf.Shard.Count == 0 {
+	if !sharded && rf.Shard.Count == 0 { // as the table's always: its search does not shard
 		return w, nil
 	}
 	if w.Echo, err = shardrun.ScenarioDigest(rf.Scenario); err != nil {
@@ -112,15 +106,14 @@ func shardTune[P any](w *shardrun.Work, shard func(tune.Search) (tune.Sharded[P]
 	if err != nil {
 		return cli.TuneError(err)
 	}
-	w.N = sh.Items
 	whole := w.Whole
-	shardrun.Items(w, sh.Run, func(k int, item *[]P) error { return sh.Check(k, item) }, func(ctx context.Context, all [][]P) error {
+	shardrun.Cut(w, shardrun.Items[[]P]{N: sh.Items, Run: sh.Run, Check: sh.Check, Finish: func(ctx context.Context, all [][]P) error {
 		res, err := sh.Replay(ctx, all)
 		if err != nil {
 			return err
 		}
 		return write(ctx, res)
-	})
+	}})
 	w.Whole = whole
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -40,7 +41,7 @@ const maxSplitRuns = 1000
 // their decl.Param, and its own), parses args (-help printing help, filled
 // with the chain's limits) and makes its run, whose items are splitting
 // runs and crude replicates (none without a splitting).
-func Chain(r *Run, args []string, help string, stdout io.Writer) (Items[chain.Item], error) {
+func Chain(r *Run, args []string, help string, stdout io.Writer) (*shardrun.Work, error) {
 	c := fleet.DefaultConfig()
 	c.Load.Rate, c.Load.Peak = 1, 3
 	c.Server = fleet.Server{Kind: fleet.QueueServer, Workers: 2, QueueMax: 3,
@@ -76,37 +77,37 @@ func Chain(r *Run, args []string, help string, stdout io.Writer) (Items[chain.It
 	fs.Var(flagval.DurationVar(&splitHorizon), "split-horizon", "the `span` from an empty server at 0 s the orbit must reach -split-orbit within")
 	fs.Var(flagval.IntVar(&splitEffort, 1, metastable.MaxEffort), "split-effort", "`paths` a level of each splitting run")
 	fs.Var(flagval.IntVar(&splitRuns, 2, maxSplitRuns), "split-runs", "independent splitting `runs`, whose spread gives the relative error")
-	if err := r.parse(args, fmt.Sprintf(help, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, limits.FleetDuration-1, float64(limits.FleetBytes)/(1<<30)), nil, stdout); err != nil {
-		return Items[chain.Item]{}, err
+	if err := r.Parse(args, fmt.Sprintf(help, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, limits.FleetDuration-1, float64(limits.FleetBytes)/(1<<30)), nil, stdout); err != nil {
+		return nil, err
 	}
 	if err := outfile.Check(r.O.Out); err != nil {
-		return Items[chain.Item]{}, flagval.Usage(err)
+		return nil, flagval.Usage(err)
 	}
 	if r.Shard.Count > 0 && splitOrbit == 0 {
-		return Items[chain.Item]{}, flagval.Usage(fmt.Errorf("-shard: only splitting runs are sharded, and without -split-orbit there are none; the chain itself is exact and cheap"))
+		return nil, flagval.Usage(fmt.Errorf("-shard: only splitting runs are sharded, and without -split-orbit there are none; the chain itself is exact and cheap"))
 	}
 	if splitOrbit > m.Orbit || (splitOrbit > 0 && m.RetryProb == 0) {
-		return Items[chain.Item]{}, flagval.Usage(fmt.Errorf("-split-orbit: the orbit never reaches %d with -orbit %d and -retry-prob %g", splitOrbit, m.Orbit, m.RetryProb))
+		return nil, flagval.Usage(fmt.Errorf("-split-orbit: the orbit never reaches %d with -orbit %d and -retry-prob %g", splitOrbit, m.Orbit, m.RetryProb))
 	}
 	if splitHorizon <= 0 || splitHorizon.Seconds() > limits.FleetDuration-1 {
-		return Items[chain.Item]{}, flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon.Seconds(), limits.FleetDuration-1))
+		return nil, flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon.Seconds(), limits.FleetDuration-1))
 	}
 	if splitOrbit > 0 {
 		c.Duration = time.Duration(math.Ceil(splitHorizon.Seconds())+1) * time.Second // arrivals go on past the horizon, as the chain's do
 	}
 	if c.Server.QueueMax > chain.MaxQueue {
-		return Items[chain.Item]{}, flagval.Usage(fmt.Errorf("-queue: %d places are more than the chain's %d", c.Server.QueueMax, chain.MaxQueue))
+		return nil, flagval.Usage(fmt.Errorf("-queue: %d places are more than the chain's %d", c.Server.QueueMax, chain.MaxQueue))
 	}
 	if c.Load.Kind == fleet.RampLoad {
-		return Items[chain.Item]{}, flagval.Usage(fmt.Errorf("-shape: ramp is not piecewise constant; the chain takes constant or spike"))
+		return nil, flagval.Usage(fmt.Errorf("-shape: ramp is not piecewise constant; the chain takes constant or spike"))
 	}
 	model, err := chain.FromConfig(c)
 	if err != nil {
-		return Items[chain.Item]{}, flagval.Usage(err)
+		return nil, flagval.Usage(err)
 	}
 	ch, err := chain.Build(model)
 	if err != nil {
-		return Items[chain.Item]{}, flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
+		return nil, flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
 	}
 	q := chain.Question{Chain: ch, Within: within.Seconds()}
 	if m.RetryProb == 0 && m.Orbit > 0 {
@@ -115,22 +116,22 @@ func Chain(r *Run, args []string, help string, stdout io.Writer) (Items[chain.It
 	if splitOrbit > 0 {
 		q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(r.Seed))
 		if err := q.Split.CheckCost(&c); err != nil {
-			return Items[chain.Item]{}, flagval.Usage(FlagError(err, Names{"*": "-split-%s"}, nil))
+			return nil, flagval.Usage(FlagError(err, Names{"*": "-split-%s"}, nil))
 		}
 	}
 	// A shard too answers, so that a span the chain refuses (within,
 	// split.horizon) is refused by its flag before any splitting, not at merge.
 	ans, err := q.Answer()
 	if fe := (*schema.FieldError)(nil); errors.As(err, &fe) {
-		return Items[chain.Item]{}, flagval.Usage(fmt.Errorf("-%s %s", strings.ReplaceAll(fe.Field, ".", "-"), fe.Msg))
+		return nil, flagval.Usage(fmt.Errorf("-%s %s", strings.ReplaceAll(fe.Field, ".", "-"), fe.Msg))
 	} else if err != nil {
-		return Items[chain.Item]{}, err
+		return nil, err
 	}
-	return Items[chain.Item]{N: q.Items(), Check: q.CheckItem,
+	return Work(r, "runs and crude replicates", nil, shardrun.Items[chain.Item]{N: q.Items(), Check: q.CheckItem,
 		Run: func(ctx context.Context, lo, hi int) ([]chain.Item, error) {
 			return q.RunItems(ctx, lo, hi, r.Workers.V)
 		},
 		Finish: func(ctx context.Context, all []chain.Item) error {
 			return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.O.Out, Data: []byte(render.ChainEcho(fs) + "\n" + q.Stats(ans, all).String())})
-		}}, nil
+		}}), nil
 }

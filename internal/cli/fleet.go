@@ -15,11 +15,13 @@ import (
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/scenarioref"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -30,15 +32,15 @@ import (
 func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, err error) {
 	choosePresets(r, fleetpreset.Presets(), fleetpreset.LookupPreset)
 	c := fleet.DefaultConfig() // the model flags write into it
-	r.Duration.V = c.Duration
-	r.FS.Lookup("duration").DefValue = r.Duration.String()
+	r.Duration = c.Duration
+	r.FS.Lookup("duration").DefValue = human.Duration(r.Duration)
 	for _, p := range decl.Params[fleet.Config]() {
 		r.FS.Var(flagval.ParamVar(p, &c), p.Key, FleetWords(p.Usage))
 	}
 	var outage flagval.Window
 	r.FS.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	intro := fmt.Sprintf(help, render.Presets(fleetpreset.Presets()), render.FleetLimits(render.FleetLimitList()))
-	if err := r.parse(args, intro, fleetGroups(), stdout); err != nil {
+	if err := r.Parse(args, intro, fleetGroups(), stdout); err != nil {
 		return p, nil, err
 	}
 	p = fleetpreset.Preset[fleet.Config]{Name: "one run"}
@@ -52,7 +54,7 @@ func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p 
 		}
 		cfgs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	} else {
-		c.Duration, c.Outage.From, c.Outage.To = r.Duration.V, outage.From, outage.To
+		c.Duration, c.Outage.From, c.Outage.To = r.Duration, outage.From, outage.To
 		if r.Scenario != "" {
 			if err := fleetScenario(r.FS, r.Scenario, &c); err != nil {
 				return p, nil, err
@@ -73,21 +75,22 @@ func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p 
 // FleetFamily is a kind of fleet runs: fleet's, or a sweep of it.
 type FleetFamily = Family[fleet.Config, fleetdata.Replicate, fleet.Result]
 
-// Fleet is the fleet kind's runs cfgs of preset p, for r's flags.
-func Fleet(r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, stderr io.Writer) (FleetFamily, error) {
+// Fleet is the work of the fleet kind's runs cfgs of preset p (or with
+// -set a sweep of them) for r's flags.
+func Fleet(r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, stdout, stderr io.Writer) (*shardrun.Work, error) {
 	opts := r.Options(stderr)
 	f := FleetFamily{Kind: replicates.Fleet(), Runs: cfgs, Name: cmp.Or(render.Escaped(r.Scenario), p.Name)}
 	if err := r.checkOutputs(); err != nil {
-		return f, err
+		return nil, err
 	}
 	if p.Totals && len(r.Reqs) > 0 {
-		return f, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
+		return nil, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
 	}
 	echo := make([]json.RawMessage, len(cfgs)) // the runs' settings as json's params object writes them
 	for i, c := range cfgs {
 		params, err := render.FleetParams(c)
 		if err != nil {
-			return f, err
+			return nil, err
 		}
 		echo[i] = params
 	}
@@ -111,7 +114,7 @@ func Fleet(r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, stde
 	f.Outputs = func(rr render.Renderer, res []fleet.Result, seriesExt, plotExt string) ([]byte, []byte, []byte, error) {
 		return rr.FleetOutputs(render.FleetRun{Preset: p, Replicates: r.Replicates.V, Seed: uint64(r.Seed), Configs: cfgs, Results: res, ScenarioFile: r.Scenario}, seriesExt, plotExt)
 	}
-	return f, nil
+	return f.Work(r, stdout, stderr)
 }
 
 // fleetScenario sets the settings the fleet section of the scenario file at

@@ -19,7 +19,9 @@ import (
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -59,7 +61,7 @@ func policies(v *[]metastable.MapPolicy) flag.Value {
 // FleetMap declares fleet-map's own flags on r, parses args (-help printing
 // help, filled with the map's limits) and makes its run, a cell's
 // observations an item.
-func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (Items[[]stats.Observation], error) {
+func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (*shardrun.Work, error) {
 	fs, m := r.FS, metastable.CollapseMap()
 	trigger := flagval.Choice{V: "spike", Valid: flagval.OneOf("trigger", "spike, outage or stall", "spike", "outage", "stall")}
 	fs.Var(numbers(&m.Rates, 0, limits.FleetRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
@@ -74,8 +76,8 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (Ite
 	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
 	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
 	intro := fmt.Sprintf(help, metastable.MaxMapAxis, metastable.MaxMapCells, limits.FleetReplicates, float64(limits.FleetEvents), limits.FleetBytes>>30)
-	if err := r.parse(args, intro, nil, stdout); err != nil {
-		return Items[[]stats.Observation]{}, err
+	if err := r.Parse(args, intro, nil, stdout); err != nil {
+		return nil, err
 	}
 	m.Lengths = m.Lengths[:0]
 	for _, l := range lengths {
@@ -84,7 +86,7 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (Ite
 	switch trigger.V {
 	case "outage", "stall":
 		if r.Given["heights"] {
-			return Items[[]stats.Observation]{}, flagval.Usage(fmt.Errorf("-heights: an outage has no height; drop it or use -trigger spike"))
+			return nil, flagval.Usage(fmt.Errorf("-heights: an outage has no height; drop it or use -trigger spike"))
 		}
 		m.Outage, m.Heights = true, []float64{0}
 		if trigger.V == "stall" {
@@ -92,22 +94,22 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (Ite
 		}
 	}
 	if err := m.Check(); err != nil {
-		return Items[[]stats.Observation]{}, flagval.Usage(fleetMapFlagError(err))
+		return nil, flagval.Usage(fleetMapFlagError(err))
 	}
 	if err := r.checkOutputs(); err != nil {
-		return Items[[]stats.Observation]{}, err
+		return nil, err
 	}
 	names := make([]string, len(m.Policies))
 	for i, p := range m.Policies {
 		names[i] = p.Name
 	}
 	if err := r.require(render.MapFigureKeys(), names); err != nil {
-		return Items[[]stats.Observation]{}, err
+		return nil, err
 	}
 	cells := m.Cells()
 	for _, c := range cells {
 		if err := (fleet.Options{Replicates: r.Replicates.V}).Check(c.Duration.Seconds()); err != nil {
-			return Items[[]stats.Observation]{}, flagval.Usage(err)
+			return nil, flagval.Usage(err)
 		}
 	}
 	opts := r.Options(stderr)
@@ -133,9 +135,9 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (Ite
 		if err != nil {
 			return err
 		}
-		return r.write(ctx, stdout, main, nil, pic, rows)
+		return r.Write(ctx, stdout, func() []tune.Row { return tune.FigureRows(rows) }, main, nil, pic)
 	}
-	return Items[[]stats.Observation]{N: len(cells), Run: run, Check: check, Finish: finish}, nil
+	return Work(r, "cells", nil, shardrun.Items[[]stats.Observation]{N: len(cells), Run: run, Check: check, Finish: finish}), nil
 }
 
 // fleetMapFlagError is Map.Check's refusal in the command's words: a field

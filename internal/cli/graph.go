@@ -2,7 +2,6 @@ package cli
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -28,10 +27,7 @@ type GraphFamily = Family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResu
 func Graphs(r *Run, args []string, help string, stdout, stderr io.Writer) (GraphFamily, error) {
 	choosePresets(r, fleetpreset.GraphPresets(), fleetpreset.LookupGraphPreset)
 	intro := fmt.Sprintf(help, render.Presets(fleetpreset.GraphPresets()), limits.GraphServices, limits.GraphEntries, limits.GraphFanout, limits.GraphCalls, limits.GraphDepth, limits.FleetDuration, limits.FleetReplicates, limits.FleetSeriesSeconds, float64(limits.FleetEvents))
-	if err := r.parse(args, intro, nil, stdout); err != nil {
-		return GraphFamily{}, err
-	}
-	loaded, err := r.loadGraph("graphs")
+	loaded, err := r.loadGraph(args, intro, "graphs", "want -scenario FILE (a graph section) or -preset NAME", stdout)
 	if err != nil {
 		return GraphFamily{}, err
 	}
@@ -42,11 +38,9 @@ func Graphs(r *Run, args []string, help string, stdout, stderr io.Writer) (Graph
 	switch {
 	case loaded != nil:
 		graphs = []fleet.Graph{loaded.Graph}
-	case r.Preset.V != "":
+	default:
 		p, _ = fleetpreset.LookupGraphPreset(r.Preset.V)
 		graphs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
-	default:
-		return GraphFamily{}, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}
 	return graphRuns(r, graphs, loaded, nil, stderr, GraphFamily{Kind: replicates.Graph(), Name: cmp.Or(render.Escaped(r.Scenario), p.Name),
 		Outputs: func(rr render.Renderer, res []fleet.GraphResult, seriesExt, plotExt string) ([]byte, []byte, []byte, error) {
@@ -64,10 +58,7 @@ func Workers(r *Run, args []string, help string, stdout, stderr io.Writer) (Grap
 	r.FS.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", limits.FleetWorkers))
 	r.FS.Lookup("worker-count").DefValue = "the preset's or the file's own"
 	intro := fmt.Sprintf(help, render.Presets(fleetpreset.WorkersPresets()), limits.GraphFanout, limits.FleetWorkers, limits.FleetAttempts, limits.FleetDuration, limits.FleetReplicates, limits.FleetSeriesSeconds, limits.FleetSeconds, limits.DeliveryCrashes, float64(limits.FleetBytes)/(1<<30), float64(limits.FleetEvents))
-	if err := r.parse(args, intro, nil, stdout); err != nil {
-		return GraphFamily{}, err
-	}
-	loaded, err := r.loadGraph("fleets")
+	loaded, err := r.loadGraph(args, intro, "fleets", "want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)", stdout)
 	if err != nil {
 		return GraphFamily{}, err
 	}
@@ -96,7 +87,7 @@ func Workers(r *Run, args []string, help string, stdout, stderr io.Writer) (Grap
 		}
 		name = render.Escaped(r.Scenario)
 		graphs = []fleet.Graph{g}
-	case r.Preset.V != "":
+	default:
 		chosen, _ = fleetpreset.LookupWorkersPreset(r.Preset.V)
 		name = chosen.Name
 		runs := chosen.Runs(r.fromPreset(chosen.Duration, chosen.Replicates))
@@ -109,8 +100,6 @@ func Workers(r *Run, args []string, help string, stdout, stderr io.Writer) (Grap
 			}
 			graphs = append(graphs, runs[i].Graph())
 		}
-	default:
-		return GraphFamily{}, flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
 	}
 	queue := func(g fleet.Graph) error { // the workers stay a queue server
 		if w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To }); g.Services[w].Server.Kind != fleet.QueueServer {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
@@ -13,14 +14,16 @@ import (
 	"github.com/retrysim/retrysim/internal/incident"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
+	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/shardrun"
 )
 
 // Incident declares -format and -name on r, parses args (-help printing
-// help) and makes the replay of the incident named (nil: none, the
-// gallery's list), finish writing it from its runs' results, fleet or
-// graph by the incident's kind.
-func Incident(r *Run, args []string, help string, stdout io.Writer) (*incident.Incident, func(ctx context.Context, fl []fleet.Result, gr []fleet.GraphResult) error, error) {
+// help) and makes the replay of the incident named, replicate k of every
+// run (the incident's and its fixes', fleet or graph by its kind) an item;
+// with no name its run, of no item, lists the gallery.
+func Incident(r *Run, args []string, help string, stdout io.Writer) (*shardrun.Work, error) {
 	fs, format := r.FS, flagval.Choice{V: incident.Formats()[0], Names: incident.Formats(),
 		Valid: flagval.OneOf("format", "one of "+strings.Join(incident.Formats(), ", "), incident.Formats()...)}
 	fs.Var(&format, "format", "output `format`: "+strings.Join(incident.Formats(), ", ")+" (json holds the source, the assumptions, the outcomes and the runs' rows)")
@@ -28,7 +31,7 @@ func Incident(r *Run, args []string, help string, stdout io.Writer) (*incident.I
 	fs.StringVar(&name, "name", "", "the incident to replay, by its `name` (the same as giving NAME)")
 	args = flagval.Interspersed(fs, args)
 	if err := flagval.ParseFlags(fs, args, help, stdout); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r.Args = args
 	names := fs.Args()
@@ -38,38 +41,38 @@ func Incident(r *Run, args []string, help string, stdout io.Writer) (*incident.I
 	switch len(names) {
 	case 0:
 		if r.Shard.Count > 0 {
-			return nil, nil, flagval.Usage(fmt.Errorf("-shard: the list is not sharded; name the incident to replay"))
+			return nil, flagval.Usage(fmt.Errorf("-shard: the list is not sharded; name the incident to replay"))
 		}
-		return nil, func(ctx context.Context, _ []fleet.Result, _ []fleet.GraphResult) error {
+		return shardrun.Cut(&shardrun.Work{Kind: "incident", Noun: "replicates", Out: r.O.Out}, shardrun.Items[struct{}]{Finish: func(ctx context.Context, _ []struct{}) error {
 			var b bytes.Buffer
 			incident.List(&b) // a bytes.Buffer does not fail
 			return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.O.Out, Data: b.Bytes()})
-		}, nil
+		}}), nil
 	case 1:
 	default:
-		return nil, nil, flagval.Usage(fmt.Errorf("incident: one incident at a time (got %s)", strings.Join(names, ", ")))
+		return nil, flagval.Usage(fmt.Errorf("incident: one incident at a time (got %s)", strings.Join(names, ", ")))
 	}
 	inc, err := incident.Lookup(names[0])
 	if err != nil {
-		return nil, nil, flagval.Usage(fmt.Errorf("incident: %w", err))
+		return nil, flagval.Usage(fmt.Errorf("incident: %w", err))
 	}
 	if err := outfile.Check(r.O.Out); err != nil {
-		return nil, nil, flagval.Usage(err)
+		return nil, flagval.Usage(err)
 	}
 	if r.Shard.Count > 0 {
 		if err := shardrun.RefuseOutputs(fs, "", r.Plot.Path); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if r.Plot.Path != "" {
 		if err := render.CheckPlotPath(r.Plot.Path); err != nil {
-			return nil, nil, flagval.Usage(fmt.Errorf("-plot: %w", err))
+			return nil, flagval.Usage(fmt.Errorf("-plot: %w", err))
 		}
 		if err := outfile.Check(r.O.Out, r.Plot); err != nil { // not -o's file
-			return nil, nil, flagval.Usage(err)
+			return nil, flagval.Usage(err)
 		}
 	}
-	return &inc, func(ctx context.Context, fl []fleet.Result, gr []fleet.GraphResult) error {
+	finish := func(ctx context.Context, fl []fleet.Result, gr []fleet.GraphResult) error {
 		rep := incident.Judge(inc, uint64(r.Seed), fl, gr)
 		var main bytes.Buffer
 		if err := incident.Write(&main, rep, format.V); err != nil {
@@ -81,6 +84,22 @@ func Incident(r *Run, args []string, help string, stdout io.Writer) (*incident.I
 				return err
 			}
 		}
-		return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes(), nil)
-	}, nil
+		return r.Write(ctx, stdout, nil, main.Bytes(), nil, pic.Bytes())
+	}
+	echo, opts := map[string]string{"incident": inc.Name}, fleet.Options{Replicates: r.Replicates.V, Seed: uint64(r.Seed), Workers: r.Workers.V}
+	var w *shardrun.Work
+	if inc.Kind == incident.Workers {
+		graphs := inc.Graphs()
+		w = Work(r, "replicates", echo, GraphFamily{Kind: replicates.Graph(), Runs: graphs}.Items(graphs, r.Replicates.V, opts, false, func(ctx context.Context, res []fleet.GraphResult) error {
+			return finish(ctx, nil, res)
+		}))
+	} else {
+		cfgs := inc.Configs()
+		w = Work(r, "replicates", echo, FleetFamily{Kind: replicates.Fleet(), Runs: cfgs}.Items(cfgs, r.Replicates.V, opts, false, func(ctx context.Context, res []fleet.Result) error {
+			return finish(ctx, res, nil)
+		}))
+	}
+	// The name is a setting of the run: a shard carries it as -name.
+	w.Settings = append([]shardfile.Setting{{Flag: "name", Value: inc.Name}}, slices.DeleteFunc(w.Settings, func(s shardfile.Setting) bool { return s.Flag == "name" })...)
+	return w, nil
 }

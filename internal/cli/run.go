@@ -9,10 +9,12 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,7 +40,7 @@ type Run struct {
 	Given        map[string]bool
 	Preset       flagval.Choice
 	Scenario     string
-	Duration     flagval.Duration
+	Duration     time.Duration
 	Replicates   flagval.Bounded
 	Seed         flagval.Seed
 	Workers      flagval.Bounded
@@ -58,10 +60,11 @@ type Usages struct {
 	// -width or -require.
 	Plain bool
 	// Doc and Formats say what -format prints; ReplicatesDefault is
-	// -replicates's default as -help shows it, "" for its value.
-	Doc               render.Doc
-	Formats           string
-	ReplicatesDefault string
+	// -replicates's default as -help shows it, "" for its value; RequireRow
+	// is whose a -require's ROW is, "" for a run's.
+	Doc                           render.Doc
+	Formats                       string
+	ReplicatesDefault, RequireRow string
 }
 
 // setUsage is -set's usage in retrysim sweep KIND.
@@ -85,7 +88,7 @@ func New(kind string, u Usages, replicates int) *Run {
 	for _, f := range []struct {
 		name, usage string
 		v           any
-	}{{"preset", u.Preset, &r.Preset}, {"duration", u.Duration, &r.Duration}, {"replicates", u.Replicates, &r.Replicates},
+	}{{"preset", u.Preset, &r.Preset}, {"duration", u.Duration, flagval.DurationVar(&r.Duration)}, {"replicates", u.Replicates, &r.Replicates},
 		{"scenario", u.Scenario, &r.Scenario}, {"series", u.Series, &r.Series.Path}, {"plot", u.Plot, &r.Plot.Path}} {
 		if v, ok := f.v.(*string); ok && f.usage != "" {
 			fs.StringVar(v, f.name, "", f.usage)
@@ -108,7 +111,7 @@ func New(kind string, u Usages, replicates int) *Run {
 	fs.Var(&r.Shard, "shard", cmp.Or(u.Shard, shardrun.Usage))
 	if !r.sweeping() {
 		if !u.Plain {
-			shardrun.RegisterRequire(fs, &r.Reqs, "run's")
+			shardrun.RegisterRequire(fs, &r.Reqs, cmp.Or(u.RequireRow, "run's"))
 		}
 		return r
 	}
@@ -129,12 +132,12 @@ func choosePresets[R any](r *Run, ps []fleetpreset.Preset[R], lookup func(string
 	r.Preset.Valid = func(s string) error { _, err := lookup(s); return err }
 }
 
-// parse parses args, -help printing intro and the flags under groups.
-func (r *Run) parse(args []string, intro string, groups []flagval.Group, stdout io.Writer) error {
+// Parse parses args, -help printing intro and the flags under groups.
+func (r *Run) Parse(args []string, intro string, groups []flagval.Group, stdout io.Writer) error {
 	if r.sweeping() {
 		intro = fmt.Sprintf(sweepIntro, strings.TrimPrefix(r.Kind, "sweep "), sweep.TextForms) + intro
 	}
-	if err := flagval.ParseGrouped(r.FS, args, intro, groups, stdout); err != nil {
+	if err := flagval.Parse(r.FS, args, intro, stdout, groups...); err != nil {
 		return err
 	}
 	r.Args, r.Given = args, flagval.Given(r.FS)
@@ -145,7 +148,7 @@ func (r *Run) parse(args []string, intro string, groups []flagval.Group, stdout 
 // otherwise, and takes the preset's replicates unless -replicates does.
 func (r *Run) fromPreset(d time.Duration, replicates int) time.Duration {
 	if r.Given["duration"] {
-		d = r.Duration.V
+		d = r.Duration
 	}
 	if !r.Given["replicates"] {
 		r.Replicates.V = replicates
@@ -153,13 +156,19 @@ func (r *Run) fromPreset(d time.Duration, replicates int) time.Duration {
 	return d
 }
 
-// loadGraph reads the graph section of -scenario, nil without one, its
-// duration from -duration where the file sets none; a preset, its own
-// runs (what), goes with no file.
-func (r *Run) loadGraph(what string) (*scenario.Graph, error) {
+// loadGraph parses args (-help printing intro) and reads the graph section
+// of -scenario, nil without one, its duration from -duration where the file
+// sets none; a preset, its own runs (what), goes with no file, and with
+// neither the error is want.
+func (r *Run) loadGraph(args []string, intro, what, want string, stdout io.Writer) (*scenario.Graph, error) {
+	if err := r.Parse(args, intro, nil, stdout); err != nil {
+		return nil, err
+	}
 	switch {
 	case r.Preset.V != "" && r.Scenario != "":
 		return nil, flagval.Usage(fmt.Errorf("-preset: a preset is its own %s; drop -preset or -scenario", what))
+	case r.Scenario == "" && r.Preset.V == "":
+		return nil, flagval.Usage(errors.New(want))
 	case r.Scenario == "":
 		return nil, nil
 	}
@@ -174,9 +183,9 @@ func (r *Run) loadGraph(what string) (*scenario.Graph, error) {
 	if line := g.Line("graph.duration"); line > 0 { // as retrysim fleet's flags may not go with their keys
 		return nil, flagval.Usage(fmt.Errorf("-duration: %s:%d: graph.duration sets it; give one or the other", r.Scenario, line))
 	}
-	g.Graph.Duration = r.Duration.V
+	g.Graph.Duration = r.Duration
 	if err := g.Graph.Check(); err != nil {
-		return nil, flagval.Usage(fmt.Errorf("-duration %s: %w", r.Duration.String(), g.Located(err)))
+		return nil, flagval.Usage(fmt.Errorf("-duration %s: %w", human.Duration(r.Duration), g.Located(err)))
 	}
 	return g, nil
 }
@@ -211,11 +220,15 @@ func (r *Run) Options(stderr io.Writer) fleet.Options {
 	return fleet.Options{Replicates: r.Replicates.V, Seed: uint64(r.Seed), Workers: r.Workers.V, Progress: outfile.Progress(stderr, r.Kind)}
 }
 
-// write writes main to -o or stdout, and ser and pic to -series and -plot
-// when they are given, then judges -require's over rows.
-func (r *Run) write(ctx context.Context, stdout io.Writer, main, ser, pic []byte, rows []render.Figures) error {
-	return shardrun.WriteJudged(ctx, stdout, r.Reqs, func() []tune.Row { return tune.FigureRows(rows) },
-		outfile.Output{File: r.O.Out, Data: main}, outfile.Output{File: r.Series, Data: ser}, outfile.Output{File: r.Plot, Data: pic})
+// Write writes main to -o or stdout, and ser and pic to -series and -plot
+// when they are given, then judges -require's over the rows written (nil
+// for a run that judges none).
+func (r *Run) Write(ctx context.Context, stdout io.Writer, rows func() []tune.Row, main, ser, pic []byte) error {
+	outs := slices.DeleteFunc([]outfile.Output{{File: r.Series, Data: ser}, {File: r.Plot, Data: pic}}, func(o outfile.Output) bool { return o.File.Path == "" })
+	if err := outfile.WriteAll(ctx, stdout, append([]outfile.Output{{File: r.O.Out, Data: main}}, outs...)...); err != nil || len(r.Reqs) == 0 {
+		return err
+	}
+	return tune.Enforce(r.Reqs, rows())
 }
 
 // sweeping reports whether r's command is a sweep of its kind's runs.

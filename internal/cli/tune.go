@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/tune"
@@ -42,13 +41,20 @@ func ParseTune(args []string, help string, stdout io.Writer) (*Tune, error) {
 	fs.StringVar(&t.minimize, "minimize", "", "the `objective` to minimize: a searched setting's path or a metric (ROW:METRIC with several strategies)")
 	fs.StringVar(&t.maximize, "maximize", "", "the `objective` to maximize, as -minimize")
 	fs.Var(&t.budget, "budget", "spend at most `n` jobs (the table) or replicates (workers, graph, fleet: up to 1000, as many as the runs' duration allows, unless given) in all, 1 to 10^12")
-	t.Own, t.Rest = splitFlags(fs, args)
+	var restNames []string // the flag's name of each word of Rest, "" for a value
+	for _, a := range flagval.Args(fs, args) {
+		if words := args[a.At : a.At+a.N]; a.Name == "help" || a.Name == "h" || fs.Lookup(a.Name) != nil {
+			t.Own = append(t.Own, words...)
+		} else {
+			t.Rest, restNames = append(t.Rest, words...), append(restNames, a.Name)
+		}
+	}
 	if err := flagval.Parse(fs, t.Own, help, stdout); err != nil {
 		return nil, err
 	}
 	family := len(t.Rest) > 0 && slices.Contains(TuneFamily(), t.Rest[0])
-	for _, a := range t.Rest {
-		switch name := flagName(a); {
+	for _, name := range restNames {
+		switch {
 		case name == "shard" && !family:
 			return nil, flagval.Usage(errors.New("-shard: a search of the table does not shard (each candidate's share would be the whole budget of jobs); shard a search of workers, graph or fleet, or run it whole"))
 		case name != "shard" && slices.Contains(tuneNotHere, name):
@@ -103,34 +109,4 @@ func (t *Tune) Write(out flagval.Output, stdout io.Writer) func(context.Context,
 func TuneError(err error) error {
 	return flagval.Usage(FlagError(err, Names{"search.*": "-search: %s", "search": "-search", "objective": "-minimize, -maximize", "require": "-require", "budget": "-budget"},
 		func(fe *schema.FieldError) string { return flagval.ModelHint(fe.Msg) }))
-}
-
-// flagName is the name of the flag arg gives (-name, --name=value), "" for
-// a value.
-func flagName(arg string) string {
-	if !strings.HasPrefix(arg, "-") {
-		return ""
-	}
-	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-	return name
-}
-
-// splitFlags sorts args into those of fs's flags (each taking a value, as
-// -name value or -name=value) and -help, and the rest.
-func splitFlags(fs *flag.FlagSet, args []string) (own, rest []string) {
-	for i := 0; i < len(args); i++ {
-		name := flagName(args[i])
-		switch {
-		case name == "help" || name == "h":
-			own = append(own, args[i])
-		case name == "" || fs.Lookup(name) == nil:
-			rest = append(rest, args[i])
-		case strings.Contains(args[i], "=") || i+1 == len(args):
-			own = append(own, args[i])
-		default:
-			own = append(own, args[i], args[i+1])
-			i++
-		}
-	}
-	return own, rest
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -43,6 +44,14 @@ func (v fieldVar[T]) Set(s string) error {
 	return err
 }
 
+func (v fieldVar[T]) Get() any { return *v.p }
+
+// NameVar is one of a fixed list of names, as parse reads and text writes
+// them, writing into *p.
+func NameVar[T any](p *T, parse func(string) (T, error), text func(T) string) flag.Value {
+	return fieldVar[T]{p, parse, text}
+}
+
 // IntVar is Bounded writing into *p.
 func IntVar(p *int, lo, hi int) flag.Value {
 	return fieldVar[int]{p, func(s string) (int, error) {
@@ -63,12 +72,15 @@ func FloatVar(p *float64, lo, hi float64) flag.Value {
 	}, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }}
 }
 
-// DurationVar is Duration writing into *p.
+// DurationVar is a duration from 0 to limits.MaxDuration, as scenario
+// files check theirs, writing into *p.
 func DurationVar(p *time.Duration) flag.Value {
 	return fieldVar[time.Duration]{p, func(s string) (time.Duration, error) {
-		var d Duration
-		err := d.Set(s)
-		return d.V, err
+		v, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil {
+			return 0, fmt.Errorf("want a duration from 0 to 8760h, such as 250ms, 2s or 24h")
+		}
+		return v, limits.Duration(v)
 	}, human.Duration}
 }
 
@@ -98,22 +110,8 @@ func ListVar[T any](p *[]T, parse func(string) (T, error), text func(T) string) 
 	}, join}
 }
 
-// Renamed is a flag's old name, refused with "renamed: " and the text;
-// -help leaves it out.
-type Renamed string
-
-func (r Renamed) String() string   { return "" }
-func (r Renamed) Set(string) error { return fmt.Errorf("renamed: %s", string(r)) }
-func (r Renamed) IsBoolFlag() bool { return true }
-func isRenamed(v flag.Value) bool {
-	switch v.(type) {
-	case Renamed, NotHere:
-		return true
-	}
-	return false
-}
-
-// NotHere is another command's flag, refused with the text; -help leaves it out.
+// NotHere is another command's flag, or a flag's old name ("renamed: " and
+// what replaced it), refused with the text; -help leaves it out.
 type NotHere string
 
 func (n NotHere) String() string   { return "" }
@@ -183,17 +181,15 @@ func SettingVar(s jobapi.SettingDef) flag.Value {
 	case int:
 		return &Bounded{V: v, Lo: s.Min, Hi: s.Max}
 	case time.Duration:
-		return &Duration{V: v}
+		return DurationVar(&v)
 	case provider.Latency:
-		return &Latency{V: v}
+		return LatencyVar(&v)
 	case backoff.Kind:
-		return &Name[backoff.Kind]{V: v, Parse: enum.Parse[backoff.Kind], Text: backoff.Kind.String}
+		return NameVar(&v, enum.Parse[backoff.Kind], backoff.Kind.String)
 	case delivery.Store:
-		return &Name[delivery.Store]{V: v, Parse: enum.Parse[delivery.Store], Text: delivery.Store.String}
+		return NameVar(&v, enum.Parse[delivery.Store], delivery.Store.String)
 	case delivery.CrashPoint:
-		c := CrashPoint()
-		c.V = v
-		return &c
+		return NameVar(&v, parseCrashPoint, delivery.CrashPoint.String)
 	}
 	panic(fmt.Sprintf("setting %s: a value of type %T", s.Name, s.Default))
 }

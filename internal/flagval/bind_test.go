@@ -83,7 +83,7 @@ func TestRenamedAndGiven(t *testing.T) {
 	for _, args := range [][]string{{"-old", "3"}, {"-old"}, {"-old=3"}, {"-new", "1", "-old"}} {
 		fs := NewFlagSet("t")
 		fs.Int("new", 0, "the new `n`")
-		fs.Var(Renamed("it is -new"), "old", "")
+		fs.Var(NotHere("renamed: it is -new"), "old", "")
 		err := Parse(fs, args, "", io.Discard)
 		if err == nil || err.Error() != "-old: renamed: it is -new" {
 			t.Errorf("%q: %v; want -old: renamed: it is -new", args, err)
@@ -92,7 +92,7 @@ func TestRenamedAndGiven(t *testing.T) {
 	fs := NewFlagSet("t")
 	fs.Int("new", 0, "the new `n`")
 	fs.Int("other", 0, "another `n`")
-	fs.Var(Renamed("it is -new"), "old", "")
+	fs.Var(NotHere("renamed: it is -new"), "old", "")
 	var help strings.Builder
 	if err := Parse(fs, []string{"-help"}, "", &help); !errors.Is(err, flag.ErrHelp) || strings.Contains(help.String(), "-old") {
 		t.Errorf("-help = %v:\n%s\nwant it without -old", err, help.String())

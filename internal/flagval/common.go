@@ -5,28 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 
-	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/tty"
-	"github.com/retrysim/retrysim/strategy"
 )
-
-// Common are the flags every simulating command shares: what draws the
-// jobs, which strategies run, and where and how the output is written.
-type Common struct {
-	Seed       Seed
-	RNG        Choice
-	Strategies Strategies
-	Workers    Bounded
-	Engine     Engine
-	Output
-}
 
 // Output is the flags every command writes its output through: -format,
 // which renderer, -o, where, and -width, how wide its tables may be.
@@ -93,26 +78,4 @@ func (o *Output) Register(fs *flag.FlagSet, doc render.Doc, formatNote, outNote 
 	o.Width = Width{V: render.DefaultWidth}
 	fs.Var(&o.Width, "width", widthUsage)
 	fs.Lookup("width").DefValue = "the terminal's width, else " + strconv.Itoa(render.DefaultWidth) // not this terminal's
-}
-
-// Register declares the shared flags on fs with their defaults, -format
-// taking the formats that write doc.
-func (c *Common) Register(fs *flag.FlagSet, doc render.Doc) {
-	*c = Common{
-		Seed:       jobapi.DefaultSeed,
-		RNG:        Choice{V: rng.Generators()[0].Name, Valid: ValidRNG},
-		Strategies: Strategies(strategy.DefaultIDs()),
-		Workers:    Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
-	}
-	fs.Var(&c.Seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	gens := make([]string, len(rng.Generators()))
-	for i, g := range rng.Generators() {
-		gens[i] = fmt.Sprintf("%s: %s", g.Name, g.Doc)
-	}
-	fs.Var(&c.RNG, "rng", "random `generator`: "+strings.Join(gens, "; "))
-	fs.Var(&c.Strategies, "strategies", "comma-separated strategy `names`, each once, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
-	fs.Var(&c.Workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", c.Workers.Lo, c.Workers.Hi))
-	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.Var(&c.Engine, "engine", "the `engine` that draws the jobs: auto (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
-	c.Output.Register(fs, doc, "", "")
 }

@@ -4,38 +4,11 @@ import (
 	"flag"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/retrysim/retrysim/internal/render"
 )
-
-// Common's flags start at the defaults -help names (seed 1, the first
-// generator, every default strategy, the doc's first format, GOMAXPROCS
-// workers shown as such, the auto engine, stdout) and write where the
-// command reads them.
-func TestCommon(t *testing.T) {
-	var c Common
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	c.Register(fs, render.ReportDoc)
-	if c.Seed != 1 || c.RNG.V != "pcg" || c.Strategies.String() != "step-nokey,step-newkey,step-samekey,job-samekey,job-samekey-skip" ||
-		c.Format.R.Name() != "table" || c.Workers.V != runtime.GOMAXPROCS(0) || c.Engine.String() != "auto" || c.Out.Path != "" {
-		t.Errorf("defaults = %+v", c)
-	}
-	if d := fs.Lookup("workers").DefValue; d != "GOMAXPROCS" {
-		t.Errorf("-workers default shown as %q; want GOMAXPROCS", d)
-	}
-	args := []string{"-seed", "7", "-rng", "xexp", "-strategies", "job-samekey", "-format", "csv", "-workers", "3", "-engine", "plain", "-o", "out.csv"}
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	if c.Seed != 7 || c.RNG.V != "xexp" || c.Strategies.String() != "job-samekey" || c.Format.R.Name() != "csv" ||
-		c.Workers.V != 3 || c.Engine.String() != "plain" || c.Out.Path != "out.csv" || c.Out.Flag != "o" {
-		t.Errorf("after %v: %+v", args, c)
-	}
-}
 
 // Output declares -format and -o with the command's notes after their
 // usage, starts at the doc's first format and stdout, and writes where the

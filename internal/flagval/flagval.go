@@ -227,47 +227,14 @@ func ValidRNG(s string) error {
 	return nil
 }
 
-// Strategies is a flag.Value for comma-separated strategy names. Names are
-// kept as given and built once -attempts is known.
-type Strategies []string
-
-func (l *Strategies) String() string { return strings.Join(*l, ",") }
-
-func (l *Strategies) Set(s string) error {
-	var ids []string
-	for id := range strings.SplitSeq(s, ",") {
-		id = strings.TrimSpace(id)
-		if _, err := strategy.Parse(id, 1); err != nil {
-			return err
-		}
-		// A row a strategy: a name given twice would print the same row
-		// twice, and unbounded repeats would multiply a sweep's rows.
-		if slices.Contains(ids, id) {
-			return fmt.Errorf("%q is listed twice", id)
-		}
-		ids = append(ids, id)
-	}
-	*l = ids
-	return nil
-}
-
-// Engine is a flag.Value for -engine.
-type Engine sim.Engine
-
-func (f *Engine) String() string {
-	if f == nil {
-		return ""
-	}
-	return sim.Engine(*f).String()
-}
-
-func (f *Engine) Set(s string) error {
-	e, err := sim.ParseEngine(s)
-	if err != nil {
-		return err
-	}
-	*f = Engine(e)
-	return nil
+// StrategiesVar is comma-separated strategy names, each once (a row a
+// strategy), writing into *p; they are built once -attempts is known.
+func StrategiesVar(p *[]string) flag.Value {
+	return ListVar(p, func(s string) (string, error) {
+		id := strings.TrimSpace(s)
+		_, err := strategy.Parse(id, 1)
+		return id, err
+	}, func(id string) string { return id })
 }
 
 // Shard is a flag.Value for -shard i/n.
@@ -300,90 +267,30 @@ func (s *Shard) Set(v string) error {
 	return nil
 }
 
-// Duration is a flag.Value for a duration that is not negative.
-type Duration struct{ V time.Duration }
-
-func (d *Duration) String() string {
-	if d == nil {
-		return ""
-	}
-	return human.Duration(d.V)
-}
-
-func (d *Duration) Set(s string) error {
-	v, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil {
-		return fmt.Errorf("want a duration from 0 to 8760h, such as 250ms, 2s or 24h")
-	}
-	if err := limits.Duration(v); err != nil { // as scenario files check theirs
-		return err
-	}
-	d.V = v
-	return nil
-}
-
-func (d *Duration) Get() any { return d.V }
-
-// Latency is a flag.Value for a fixed duration (20ms) or a lognormal
-// median:p99 (20ms:200ms).
-type Latency struct{ V provider.Latency }
-
-func (l *Latency) String() string {
-	if l == nil {
-		return ""
-	}
-	if rng.LognormalDrawn(l.V.Median, l.V.P99) {
-		return l.V.Median.String() + ":" + l.V.P99.String()
-	}
-	return l.V.Median.String()
-}
-
-func (l *Latency) Set(s string) error {
-	bad := fmt.Errorf("want a duration (20ms) or a lognormal median:p99 (20ms:200ms), each from 0 to 8760h, a median above 0 with a p99")
-	median, p99, two := strings.Cut(s, ":")
-	m, err := time.ParseDuration(median)
-	if err != nil {
-		return bad
-	}
-	v := provider.Latency{Median: m}
-	if two {
-		if v.P99, err = time.ParseDuration(p99); err != nil {
-			return bad
+// LatencyVar is a fixed duration (20ms) or a lognormal median:p99
+// (20ms:200ms), as scenario files check theirs, writing into *p.
+func LatencyVar(p *provider.Latency) flag.Value {
+	return fieldVar[provider.Latency]{p, func(s string) (provider.Latency, error) {
+		bad := fmt.Errorf("want a duration (20ms) or a lognormal median:p99 (20ms:200ms), each from 0 to 8760h, a median above 0 with a p99")
+		median, p99, two := strings.Cut(s, ":")
+		m, err := time.ParseDuration(median)
+		if err != nil {
+			return provider.Latency{}, bad
 		}
-	}
-	if err := scenariocheck.Latency(v); err != nil { // as scenario files check theirs
-		return err
-	}
-	l.V = v
-	return nil
+		v := provider.Latency{Median: m}
+		if two {
+			if v.P99, err = time.ParseDuration(p99); err != nil {
+				return v, bad
+			}
+		}
+		return v, scenariocheck.Latency(v)
+	}, func(l provider.Latency) string {
+		if rng.LognormalDrawn(l.Median, l.P99) {
+			return l.Median.String() + ":" + l.P99.String()
+		}
+		return l.Median.String()
+	}}
 }
-
-func (l *Latency) Get() any { return l.V }
-
-// Name is a flag.Value for one of a fixed list of names.
-type Name[T any] struct {
-	V     T
-	Parse func(string) (T, error)
-	Text  func(T) string
-}
-
-func (n *Name[T]) String() string {
-	if n == nil || n.Text == nil {
-		return ""
-	}
-	return n.Text(n.V)
-}
-
-func (n *Name[T]) Set(s string) error {
-	v, err := n.Parse(s)
-	if err != nil {
-		return err
-	}
-	n.V = v
-	return nil
-}
-
-func (n *Name[T]) Get() any { return n.V }
 
 // CrashProbability is -crash: the probability that a worker dies at
 // -crash-at, a crash point given to it refused with a pointer there.
@@ -406,9 +313,10 @@ func (c *CrashProbability) Set(s string) error {
 func (c *CrashProbability) Get() any { return float64(c.P) }
 
 // CrashPoint is -crash-at, in the table command and in race alike, with
-// the delivery model's names and default.
-func CrashPoint() Name[delivery.CrashPoint] {
-	return Name[delivery.CrashPoint]{V: delivery.Defaults().CrashAt, Parse: parseCrashPoint, Text: delivery.CrashPoint.String}
+// the delivery model's names, and the point it writes, at the model's default.
+func CrashPoint() (flag.Value, *delivery.CrashPoint) {
+	p := delivery.Defaults().CrashAt
+	return NameVar(&p, parseCrashPoint, delivery.CrashPoint.String), &p
 }
 
 // parseCrashPoint reads a crash point, naming race's old after-charge's new name.
@@ -478,11 +386,15 @@ func (v *Values) Set(s string) error {
 	return nil
 }
 
-// Listed reports whether -help lists f: every flag but an old name
-// (Renamed), which any use refuses.
+// Listed reports whether -help lists f: every flag but one NotHere, which
+// any use refuses.
 func Listed(f *flag.Flag) bool {
-	n, ok := f.Value.(*named)
-	return !(ok && isRenamed(n.Value) || isRenamed(f.Value))
+	v := f.Value
+	if n, ok := v.(*named); ok {
+		v = n.Value
+	}
+	_, notHere := v.(NotHere)
+	return !notHere
 }
 
 // Group is a heading of -help's list of flags and its flags; one with no

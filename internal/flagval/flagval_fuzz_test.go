@@ -19,6 +19,7 @@ import (
 	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sweep"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -42,21 +43,21 @@ var flagValues = []struct {
 	}},
 	{"seed", func() flag.Value { return new(flagval.Seed) }, func(flag.Value) error { return nil }},
 	{"probability", func() flag.Value { return new(flagval.Probability) }, func(v flag.Value) error { return limits.Probability(float64(*v.(*flagval.Probability))) }},
-	{"duration", func() flag.Value { return new(flagval.Duration) }, func(v flag.Value) error {
-		if d := v.(*flagval.Duration).V; d < 0 {
+	{"duration", func() flag.Value { return flagval.DurationVar(new(time.Duration)) }, func(v flag.Value) error {
+		if d := v.(flag.Getter).Get().(time.Duration); d < 0 {
 			return fmt.Errorf("negative %v", d)
 		}
 		return nil
 	}},
-	{"latency", func() flag.Value { return new(flagval.Latency) }, func(v flag.Value) error {
-		l := v.(*flagval.Latency).V
+	{"latency", func() flag.Value { return flagval.LatencyVar(new(provider.Latency)) }, func(v flag.Value) error {
+		l := v.(flag.Getter).Get().(provider.Latency)
 		if l.P99 != 0 && l.P99 < l.Median {
 			return fmt.Errorf("p99 %v below the median %v", l.P99, l.Median)
 		}
 		return scenariocheck.Latency(l)
 	}},
-	{"strategies", func() flag.Value { return new(flagval.Strategies) }, func(v flag.Value) error {
-		for _, id := range *v.(*flagval.Strategies) {
+	{"strategies", func() flag.Value { return flagval.StrategiesVar(new([]string)) }, func(v flag.Value) error {
+		for _, id := range strings.Split(v.String(), ",") {
 			if _, err := strategy.Parse(id, 1); err != nil {
 				return err
 			}
@@ -69,16 +70,16 @@ var flagValues = []struct {
 		return err
 	}},
 	{"preset", func() flag.Value { return &flagval.Choice{Valid: validPreset} }, func(v flag.Value) error { return validPreset(v.String()) }},
-	{"engine", func() flag.Value { return new(flagval.Engine) }, func(v flag.Value) error {
+	{"engine", func() flag.Value { return flagval.NameVar(new(sim.Engine), sim.ParseEngine, sim.Engine.String) }, func(v flag.Value) error {
 		_, err := sim.ParseEngine(v.String())
 		return err
 	}},
 	{"shard", func() flag.Value { return new(flagval.Shard) }, func(v flag.Value) error { return sim.Shard(*v.(*flagval.Shard)).Check() }},
 	{"backoff", func() flag.Value {
-		return &flagval.Name[backoff.Kind]{Parse: enum.Parse[backoff.Kind], Text: backoff.Kind.String}
+		return flagval.NameVar(new(backoff.Kind), enum.Parse[backoff.Kind], backoff.Kind.String)
 	}, func(flag.Value) error { return nil }},
 	{"store", func() flag.Value {
-		return &flagval.Name[delivery.Store]{Parse: enum.Parse[delivery.Store], Text: delivery.Store.String}
+		return flagval.NameVar(new(delivery.Store), enum.Parse[delivery.Store], delivery.Store.String)
 	}, func(flag.Value) error { return nil }},
 	{"race modes", func() flag.Value {
 		var l []race.Mode
@@ -92,7 +93,7 @@ var flagValues = []struct {
 		return nil
 	}},
 	{"crash-at", func() flag.Value {
-		return &flagval.Name[delivery.CrashPoint]{Parse: enum.Parse[delivery.CrashPoint], Text: delivery.CrashPoint.String}
+		return flagval.NameVar(new(delivery.CrashPoint), enum.Parse[delivery.CrashPoint], delivery.CrashPoint.String)
 	}, func(flag.Value) error { return nil }},
 	{"sweep's -attempts", func() flag.Value {
 		return flagval.NewValues("3", func(s string) ([]float64, error) {

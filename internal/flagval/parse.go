@@ -39,14 +39,9 @@ second one ends the process at once, killed by that signal (a shell shows
 128 plus its number: 130 for Ctrl-C).
 `
 
-// Parse parses args into fs, refusing arguments that are not flags.
-func Parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
-	return ParseGrouped(fs, args, intro, nil, stdout)
-}
-
-// ParseGrouped is Parse listing the flags in -help under the headings of
-// groups, in their order.
-func ParseGrouped(fs *flag.FlagSet, args []string, intro string, groups []Group, stdout io.Writer) error {
+// Parse parses args into fs, refusing arguments that are not flags; -help
+// lists the flags under the headings of groups, if any, in their order.
+func Parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer, groups ...Group) error {
 	if err := ParseFlags(fs, args, intro, stdout, groups...); err != nil {
 		return err
 	}
@@ -100,31 +95,57 @@ func helpWidth(stdout io.Writer) int {
 	return 80
 }
 
+// Arg is one of a command line's arguments as fs.Parse reads it, the N
+// words from args[At]: a flag (Flag), by Name, its Value given after = or in
+// the word after it ("true" for a boolean flag alone; Missing when fs's flag
+// wants one and none follows), or a word that is none ("-", "--", a file).
+type Arg struct {
+	Name, Value   string
+	At, N         int
+	Flag, Missing bool
+}
+
+// Args are args as fs.Parse reads them, a word at a time: a flag fs knows
+// that takes a value and has no = takes the word after it.
+func Args(fs *flag.FlagSet, args []string) []Arg {
+	var out []Arg
+	for i := 0; i < len(args); i++ {
+		a := Arg{At: i, N: 1}
+		if w := args[i]; len(w) > 1 && w[0] == '-' && w != "--" {
+			var hasValue bool
+			a.Flag = true
+			a.Name, a.Value, hasValue = strings.Cut(strings.TrimLeft(w, "-"), "=")
+			if f := fs.Lookup(a.Name); f != nil && !hasValue {
+				switch {
+				case isBool(f.Value):
+					a.Value = "true"
+				case i+1 < len(args):
+					a.Value, a.N = args[i+1], 2
+					i++
+				default:
+					a.Missing = true
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // Interspersed puts the flags of args first and the file names after a
 // "--", as fs.Parse wants them: people type flags after the files.
 func Interspersed(fs *flag.FlagSet, args []string) []string {
 	var flags, files []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+	for _, a := range Args(fs, args) {
 		switch {
-		case a == "--":
-			files = append(files, args[i+1:]...)
-			i = len(args)
-		case len(a) < 2 || a[0] != '-': // "-" is a name, as in package flag
-			files = append(files, a)
-		default:
-			flags = append(flags, a)
-			name := strings.TrimLeft(a, "-")
-			if strings.Contains(name, "=") {
-				continue
-			}
-			if f := fs.Lookup(name); f != nil && !isBool(f.Value) {
-				if i+1 == len(args) {
-					return flags // for fs.Parse to say the value is missing
-				}
-				i++
-				flags = append(flags, args[i])
-			}
+		case a.Missing:
+			return append(flags, args[a.At]) // for fs.Parse to say the value is missing
+		case a.Flag:
+			flags = append(flags, args[a.At:a.At+a.N]...)
+		case args[a.At] == "--":
+			return append(append(flags, "--"), append(files, args[a.At+1:]...)...)
+		default: // "-" is a name, as in package flag
+			files = append(files, args[a.At])
 		}
 	}
 	return append(append(flags, "--"), files...)

@@ -71,7 +71,7 @@ func TestHelpWrapsAndGroups(t *testing.T) {
 		fs.String(name, "", strings.Repeat("word ", 30)+name)
 	}
 	var b bytes.Buffer
-	if err := ParseGrouped(fs, []string{"-help"}, "Flags:\n", []Group{{Title: "First", Flags: []string{"zeta", "alpha"}}, {Title: "Rest"}}, &b); err == nil {
+	if err := Parse(fs, []string{"-help"}, "Flags:\n", &b, Group{Title: "First", Flags: []string{"zeta", "alpha"}}, Group{Title: "Rest"}); err == nil {
 		t.Fatal("-help: no HelpError")
 	}
 	var heads []string
@@ -90,5 +90,28 @@ func TestHelpWrapsAndGroups(t *testing.T) {
 	want := []string{"Flags:", "First:", "  -zeta value", "  -alpha value", "Rest:", "  -beta value", "  -mid value"}
 	if !slices.Equal(heads, want) {
 		t.Errorf("-help lists %q; want %q", heads, want)
+	}
+}
+
+// TestArgs holds how a command line is read a word at a time, as fs.Parse
+// would: a known flag's value in the next word, a boolean alone, an unknown
+// flag alone, and Interspersed moving the files after "--".
+func TestArgs(t *testing.T) {
+	fs := NewFlagSet("t")
+	fs.String("o", "", "")
+	fs.Bool("ci", false, "")
+	args := []string{"a.json", "-o", "x", "-ci", "--x=1", "-u", "v", "-", "--", "-o", "b"}
+	got := Args(fs, args)
+	want := []Arg{{At: 0, N: 1}, {Name: "o", Value: "x", At: 1, N: 2, Flag: true}, {Name: "ci", Value: "true", At: 3, N: 1, Flag: true},
+		{Name: "x", Value: "1", At: 4, N: 1, Flag: true}, {Name: "u", At: 5, N: 1, Flag: true}, {At: 6, N: 1}, {At: 7, N: 1}, {At: 8, N: 1},
+		{Name: "o", Value: "b", At: 9, N: 2, Flag: true}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Args = %+v\nwant %+v", got, want)
+	}
+	if got, want := Interspersed(fs, args), []string{"-o", "x", "-ci", "--x=1", "-u", "--", "a.json", "v", "-", "-o", "b"}; !slices.Equal(got, want) {
+		t.Errorf("Interspersed = %q, want %q", got, want)
+	}
+	if got, want := Interspersed(fs, []string{"a", "-o"}), []string{"-o"}; !slices.Equal(got, want) {
+		t.Errorf("Interspersed with -o last = %q, want %q", got, want)
 	}
 }

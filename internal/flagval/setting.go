@@ -27,19 +27,6 @@ func RegisterSettings(fs *flag.FlagSet, except ...string) {
 	}
 }
 
-// Rows are the table's and the sweep's -replicates and -ci.
-type Rows struct {
-	Replicates Bounded
-	CI         bool
-}
-
-// Register declares -replicates and -ci on fs, at their defaults.
-func (r *Rows) Register(fs *flag.FlagSet) {
-	r.Replicates = Bounded{V: 1, Lo: 1, Hi: jobapi.MaxReplicates}
-	fs.BoolVar(&r.CI, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
-	fs.Var(&r.Replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show, under each row, each column's mean over them with the mean's 95% Student t interval")
-}
-
 // Model is -model: which model runs, auto leaving it to the scenario.
 type Model struct{ Choice }
 
@@ -132,9 +119,10 @@ func LibraryError(err error, byName ...string) error {
 	if fields == nil {
 		fields = []string{fe.Field}
 	}
-	msg := pathtext.FieldWords(fe, func(path string) string { return "-" + SettingFlag(path) })
+	msg := pathtext.FieldWords(fe, func(path string) string { f, _ := flagOfSetting(path); return "-" + f })
 	flags := make([]string, len(fields))
 	for i, f := range fields {
+		name, flagged := flagOfSetting(f)
 		switch inner, inScenario := strings.CutPrefix(f, "scenario."); {
 		case f == "axes":
 			flags[i] = "-set"
@@ -144,8 +132,8 @@ func LibraryError(err error, byName ...string) error {
 			flags[i] = "-set " + f
 		case inScenario && len(fields) == 1:
 			flags[i], msg = "-scenario", inner+": "+msg
-		case settingFlagged(f):
-			flags[i] = "-" + SettingFlag(f)
+		case flagged:
+			flags[i] = "-" + name
 		case strings.ContainsAny(f, "[."): // steps[STEP].FIELD, queue.FIELD
 			flags[i] = "-set " + f
 		default: // a field of the Experiment: jobs, engine, generator
@@ -155,20 +143,16 @@ func LibraryError(err error, byName ...string) error {
 	return Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), msg))
 }
 
-// settingFlagged reports whether a flag gives the setting at path, by name or key.
-func settingFlagged(path string) bool {
-	return slices.ContainsFunc(jobapi.Settings(), func(s jobapi.SettingDef) bool { return s.Name == path || s.Key == path })
-}
-
-// SettingFlag is the flag, without its dash, that gives the setting at
-// path, by its name or key (queue.backoff.policy is backoff), or FlagOf.
-func SettingFlag(path string) string {
+// flagOfSetting is the flag, without its dash, that gives the setting at
+// path, by its name or key (queue.backoff.policy is backoff), and whether
+// one does; FlagOf(path) when none does.
+func flagOfSetting(path string) (string, bool) {
 	for _, s := range jobapi.Settings() {
 		if s.Name == path || s.Key == path {
-			return FlagOf(s.Name)
+			return FlagOf(s.Name), true
 		}
 	}
-	return FlagOf(path)
+	return FlagOf(path), false
 }
 
 // UnreadFlags is jobapi.Unread's reasons keyed by flag, with ModelHint.

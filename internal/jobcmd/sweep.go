@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/cli"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/outfile"
@@ -26,7 +27,6 @@ type sweepRun struct {
 	*jobFlags
 	sw      api.Sweep
 	opts    render.PlotOptions
-	plot    outfile.File
 	byName  []string // the settings -set names, as it names them
 	watched []stats.Watch
 }
@@ -47,7 +47,6 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 	if err != nil {
 		return nil, err
 	}
-	w := &shardrun.Work{Kind: "sweep", Noun: "points", N: n, Echo: echo, Shard: r.shard, Settings: shardrun.Settings(r.fs, args), Out: r.c.Out}
 	run := func(ctx context.Context, lo, hi int) ([]jobapi.SweepPoint, error) {
 		points, err := jobapi.RunSweepPoints(ctx, sw, lo, hi)
 		if err != nil {
@@ -62,7 +61,7 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 		}
 		return r.write(ctx, stdout, s)
 	}
-	w = shardrun.Items(w, run, func(int, *jobapi.SweepPoint) error { return nil }, finish) // SweepOf checks every point
+	w := cli.Work(r.Run, "points", echo, shardrun.Items[jobapi.SweepPoint]{N: n, Run: run, Check: func(int, *jobapi.SweepPoint) error { return nil }, Finish: finish}) // SweepOf checks every point
 	w.Whole = func(ctx context.Context) error {
 		res, err := api.RunSweep(ctx, sw)
 		if err != nil {
@@ -75,28 +74,27 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 
 // write writes a sweep's output and -plot's picture, then judges -require's.
 func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) error {
-	s.CI = r.rows.CI
+	s.CI = r.ci
 	var doc, pic bytes.Buffer
-	if err := r.c.Renderer(stdout).Sweep(&doc, s, r.opts); err != nil {
+	if err := r.O.Renderer(stdout).Sweep(&doc, s, r.opts); err != nil {
 		return err
 	}
-	if r.plot.Path != "" {
-		if err := render.PlotSweep(&pic, s, filepath.Ext(r.plot.Path), r.opts); err != nil {
+	if r.Plot.Path != "" {
+		if err := render.PlotSweep(&pic, s, filepath.Ext(r.Plot.Path), r.opts); err != nil {
 			return err
 		}
 	}
-	return shardrun.WriteJudged(ctx, stdout, r.reqs, func() []tune.Row { return tune.SweepRows(s, r.watched, r.sw.Experiment.Delivery != nil) },
-		outfile.Output{File: r.c.Out, Data: doc.Bytes()}, outfile.Output{File: r.plot, Data: pic.Bytes()})
+	return r.Write(ctx, stdout, func() []tune.Row { return tune.SweepRows(s, r.watched, r.sw.Experiment.Delivery != nil) }, doc.Bytes(), nil, pic.Bytes())
 }
 
 // parseSweepRun parses and checks the sweep command's flags.
 func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepRun, error) {
 	var r sweepRun
-	r.jobFlags = newJobFlags("retrysim sweep", render.SweepDoc, "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step",
-		"run slice `i/n` of the points (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge", "p_fail", "lost_reply") // the axes'
-	fs, c := r.fs, &r.c
+	r.jobFlags = newJobFlags("sweep", cli.Usages{Doc: render.SweepDoc, Scenario: "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step",
+		Shard: "run slice `i/n` of the points (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge",
+		Plot:  "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two"}, "p_fail", "lost_reply") // the axes'
+	fs := r.FS
 	metric := flagval.Choice{V: "failed_rate", Valid: func(string) error { return nil }} // the library checks it against the scenario
-	plot := outfile.File{Flag: "plot"}
 	var sets []string
 	var logY, linearY, ownScales bool
 	axes := jobapi.SweepAxes()
@@ -106,7 +104,6 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 		fs.Var(values[i], flagval.FlagOf(a.Name), a.Usage)
 	}
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job, duplicate_rate, steps[STEP].duplicate_rate of a watched step, or with the delivery model deliveries_per_job, lost_work, completion_p50, _p95, _p99, failed_completion_p50, _p95 or _p99")
-	fs.StringVar(&plot.Path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
 	for name, why := range map[string]string{
 		"expect": "a sweep shows no closed forms; run retrysim -expect at a point of it",
 		"preset": "a preset runs its own cases, not a grid; run retrysim -preset",
@@ -120,21 +117,21 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&ownScales, "own-scales", false, "give each of -plot's heat maps its own colour scale (by default they share one, so a colour is the same value in every panel)")
-	if err := flagval.Parse(fs, args, help, stdout); err != nil {
+	if err := r.Parse(args, help, nil, stdout); err != nil {
 		return r, err
 	}
 	file, sc, q, err := r.load()
 	if err != nil {
 		return r, err
 	}
-	strategies, err := api.ParseStrategies(c.Strategies, int(axes[2].Default)) // the attempts axis sets theirs
+	strategies, err := api.ParseStrategies(r.strategies, int(axes[2].Default)) // the attempts axis sets theirs
 	if err != nil {
 		return r, flagval.LibraryError(err)
 	}
-	sw := api.Sweep{Experiment: api.Experiment{Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
-		Engine: c.Engine.String(), Replicates: r.rows.Replicates.V, Workers: c.Workers.V, Delivery: q,
+	sw := api.Sweep{Experiment: api.Experiment{Strategies: strategies, Seed: uint64(r.Seed), Generator: r.rng.V,
+		Engine: r.engine.String(), Replicates: r.Replicates.V, Workers: r.Workers.V, Delivery: q,
 		Progress: outfile.Progress(stderr, "sweep")}, Metric: metric.V}
-	*jobapi.ScenarioFile(&sw.Experiment) = r.scenario
+	*jobapi.ScenarioFile(&sw.Experiment) = r.Scenario
 	if file != nil { // the sign-up's takes no time
 		sw.Experiment.Scenario = sc
 	}
@@ -148,13 +145,12 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 			sw.Axes = append(sw.Axes, api.Axis{Name: axes[i].Name, Values: values[i].V})
 		}
 	})
-	given := flagval.Given(fs)
 	var byName []string // a setting -set names is named as -set gave it, not by its flag
 	for _, arg := range sets {
 		if err := sw.Set(arg); err != nil {
 			return r, flagval.SetError(err)
 		}
-		if name := sw.Axes[len(sw.Axes)-1].Name; given[flagval.FlagOf(name)] && !strings.Contains(name, "[") {
+		if name := sw.Axes[len(sw.Axes)-1].Name; r.Given[flagval.FlagOf(name)] && !strings.Contains(name, "[") {
 			return r, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
 		}
 		name, _, _ := strings.Cut(arg, "=")
@@ -165,47 +161,48 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 		return r, flagval.LibraryError(err, byName...)
 	}
 	unread := flagval.UnreadFlags(jobapi.SweepUnread(sw))
-	if err := refuseUnread(fs, file, unread, sw.Experiment.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
+	if err := r.refuseUnread(file, unread, sw.Experiment.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
 		return r, err
 	}
 	r.watched = jobapi.Params(api.Experiment{Scenario: sc}).Watched
-	if err := shardrun.CheckRequire(r.reqs, tune.Metrics(r.watched, sw.Experiment.Delivery != nil), jobapi.RowIDs(strategies)); err != nil {
+	if err := shardrun.CheckRequire(r.Reqs, tune.Metrics(r.watched, sw.Experiment.Delivery != nil), jobapi.RowIDs(strategies)); err != nil {
 		return r, err
 	}
-	if r.shard.Count > 0 && len(r.reqs) > 0 {
+	if r.Shard.Count > 0 && len(r.Reqs) > 0 {
 		return r, flagval.Usage(fmt.Errorf("-require: a shard judges nothing; give -require to the whole sweep"))
 	}
-	if r.shard.Count > 0 {
-		if err := shardrun.RefuseOutputs(fs, "", plot.Path); err != nil {
+	if r.Shard.Count > 0 {
+		if err := shardrun.RefuseOutputs(fs, "", r.Plot.Path); err != nil {
 			return r, err
 		}
 		if err := shardrun.RefuseInShard(fs, "metric", "log-y", "linear-y", "own-scales", "ci"); err != nil {
 			return r, err
 		}
 	}
-	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, ownScales)
+	opts, err := render.NewPlotOptions(r.Plot.Path, r.O.Format.R.Page(), len(swept), logY, linearY, ownScales)
 	if err != nil {
 		return r, flagval.Usage(err)
 	}
-	if err := outfile.CheckReading("scenario file", r.scenario, c.Out, plot); err != nil {
+	if err := outfile.CheckReading("scenario file", r.Scenario, r.O.Out, r.Plot); err != nil {
 		return r, flagval.Usage(err)
 	}
 	err = flagval.Refuse(fs, func(n string) string {
-		if n != "metric" || !c.Format.R.Raw() || plot.Path != "" {
+		if n != "metric" || !r.O.Format.R.Raw() || r.Plot.Path != "" {
 			return ""
 		}
-		return fmt.Sprintf("%s carries every metric; -metric picks the one a table, markdown or -plot shows", c.Format.R.Name())
+		return fmt.Sprintf("%s carries every metric; -metric picks the one a table, markdown or -plot shows", r.O.Format.R.Name())
 	})
 	if err != nil {
 		return r, err
 	}
-	warnKeysInVain(stderr, r.scenario, sc, c.Strategies, strategies, jobapi.SweepWarning(sw)) // as the table warns
-	r.sw, r.opts, r.plot, r.byName = sw, opts, plot, byName
+	warnKeysInVain(stderr, r.Scenario, sc, r.strategies, strategies, jobapi.SweepWarning(sw)) // as the table warns
+	r.sw, r.opts, r.byName = sw, opts, byName
 	return r, nil
 }
 
-// ParseSweep is the table sweep's flags parsed, as a search of the table reads them.
-func ParseSweep(args []string, help string, stdout, stderr io.Writer) (api.Sweep, flagval.Output, []tune.Requirement, error) {
+// ParseSweep is the table sweep's flags parsed, as a search of the table
+// reads them: the sweep, and the flags it shares with every kind.
+func ParseSweep(args []string, help string, stdout, stderr io.Writer) (api.Sweep, *cli.Run, error) {
 	r, err := parseSweepRun(args, help, stdout, stderr)
-	return r.sw, r.c.Output, r.reqs, err
+	return r.sw, r.Run, err
 }

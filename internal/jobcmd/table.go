@@ -5,7 +5,6 @@ package jobcmd
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -13,24 +12,27 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/cli"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/presets"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // Table prints the table, or with -shard a slice of it for merge; help is
 // its -help text.
 func Table(ctx context.Context, args []string, help string, stdout, stderr io.Writer) error {
-	j := newJobFlags("retrysim", render.ReportDoc, "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/",
-		"run only slice `i/n` (0 <= i < n) of the jobs (auto/n or auto: i, and n, from the environment, as retrysim fleet-map -help says) and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
-	fs, c, jobs := j.fs, &j.c, flagval.Count(1_000_000)
+	j := newJobFlags("table", cli.Usages{Doc: render.ReportDoc, Scenario: "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/",
+		Shard: "run only slice `i/n` (0 <= i < n) of the jobs (auto/n or auto: i, and n, from the environment, as retrysim fleet-map -help says) and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue"})
+	fs, jobs := j.FS, flagval.Count(1_000_000)
 	attempts := flagval.Bounded{V: 3, Lo: 1, Hi: sim.MaxAttempts}
 	var expect bool
 	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
@@ -41,13 +43,13 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 		preset.Names = append(preset.Names, p.Name)
 	}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format, -o and -width")
-	if err := flagval.Parse(fs, args, help, stdout); err != nil {
+	if err := j.Parse(args, help, nil, stdout); err != nil {
 		return err
 	}
-	if err := outfile.CheckReading("scenario file", j.scenario, c.Out); err != nil {
+	if err := outfile.CheckReading("scenario file", j.Scenario, j.O.Out); err != nil {
 		return flagval.Usage(err)
 	}
-	if j.shard.Count > 0 {
+	if j.Shard.Count > 0 {
 		if err := flagval.Refuse(fs, shardRefuses); err != nil {
 			return err
 		}
@@ -57,12 +59,12 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 		if err := flagval.Refuse(fs, presetRefuses(p)); err != nil {
 			return err
 		}
-		cases, err := p.Run(ctx, presets.PresetRun{Jobs: int64(jobs), Attempts: attempts.V, Seed: uint64(c.Seed),
-			Generator: c.RNG.V, Engine: c.Engine.String(), Workers: c.Workers.V})
+		cases, err := p.Run(ctx, presets.PresetRun{Jobs: int64(jobs), Attempts: attempts.V, Seed: uint64(j.Seed),
+			Generator: j.rng.V, Engine: j.engine.String(), Workers: j.Workers.V})
 		if err != nil {
 			return flagval.LibraryError(err)
 		}
-		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Renderer(stdout).Cases(w, cases) })
+		return j.O.Out.Render(ctx, stdout, func(w io.Writer) error { return j.O.Renderer(stdout).Cases(w, cases) })
 	}
 	file, sc, queue, err := j.load()
 	if err != nil {
@@ -72,11 +74,11 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 	if sc, queue, err = api.Override(sc, queue, settings...); err != nil {
 		return flagval.LibraryError(err)
 	}
-	e := api.Experiment{Scenario: sc, Jobs: int64(jobs), Seed: uint64(c.Seed),
-		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: j.rows.Replicates.V, Workers: c.Workers.V,
+	e := api.Experiment{Scenario: sc, Jobs: int64(jobs), Seed: uint64(j.Seed),
+		Generator: j.rng.V, Engine: j.engine.String(), Delivery: queue, Replicates: j.Replicates.V, Workers: j.Workers.V,
 		Progress: outfile.Progress(stderr, "retrysim")}
-	*jobapi.ScenarioFile(&e) = j.scenario
-	if e.Strategies, err = api.ParseStrategies(c.Strategies, attempts.V); err != nil {
+	*jobapi.ScenarioFile(&e) = j.Scenario
+	if e.Strategies, err = api.ParseStrategies(j.strategies, attempts.V); err != nil {
 		return flagval.LibraryError(err)
 	}
 	unread := flagval.UnreadFlags(jobapi.Unread(e))
@@ -84,22 +86,22 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 	if file != nil {
 		overrides = flagval.Overrides(fs, queue != nil, unread)
 	}
-	if err := refuseUnread(fs, file, unread, queue != nil, e); err != nil {
+	if err := j.refuseUnread(file, unread, queue != nil, e); err != nil {
 		return err
 	}
 	if err := jobapi.CheckExpect(expect, queue != nil); err != nil {
 		return flagval.LibraryError(err)
 	}
-	if err := shardrun.CheckRequire(j.reqs, tune.Metrics(jobapi.Params(e).Watched, queue != nil), jobapi.RowIDs(e.Strategies)); err != nil {
+	if err := shardrun.CheckRequire(j.Reqs, tune.Metrics(jobapi.Params(e).Watched, queue != nil), jobapi.RowIDs(e.Strategies)); err != nil {
 		return err
 	}
-	if j.shard.Count > 0 {
-		shard, err := jobapi.RunShard(ctx, e, j.shard.Index, j.shard.Count)
+	if j.Shard.Count > 0 {
+		shard, err := jobapi.RunShard(ctx, e, j.Shard.Index, j.Shard.Count)
 		if err != nil {
 			return flagval.LibraryError(err)
 		}
 		shard.Overrides = overrides
-		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return jobapi.WriteShard(w, shard) })
+		return j.O.Out.Render(ctx, stdout, func(w io.Writer) error { return jobapi.WriteShard(w, shard) })
 	}
 	if err := e.Check(); err != nil {
 		return flagval.LibraryError(err)
@@ -108,52 +110,60 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 	if queue != nil {
 		warning = queue.Warning(sc, e.Strategies)
 	}
-	warnKeysInVain(stderr, j.scenario, sc, c.Strategies, e.Strategies, warning)
+	warnKeysInVain(stderr, j.Scenario, sc, j.strategies, e.Strategies, warning)
 	rep, err := api.Run(ctx, e)
 	if err != nil {
 		return err
 	}
-	out := jobapi.Results(rep, j.rows.CI, expect)
+	out := jobapi.Results(rep, j.ci, expect)
 	out.Overrides = overrides
-	if err := c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Renderer(stdout).Report(w, out) }); err != nil {
+	if err := j.O.Out.Render(ctx, stdout, func(w io.Writer) error { return j.O.Renderer(stdout).Report(w, out) }); err != nil {
 		return err
 	}
-	return tune.Enforce(j.reqs, tune.ReportRows(out))
+	return tune.Enforce(j.Reqs, tune.ReportRows(out))
 }
 
-// jobFlags are the flags the table and its sweep share, as parsed.
+// jobFlags are the flags the table and its sweep share, as parsed: the
+// driver's (cli.Run's) and the job model's own.
 type jobFlags struct {
-	fs       *flag.FlagSet
-	c        flagval.Common
-	rows     flagval.Rows
-	model    flagval.Model
-	scenario string
-	shard    flagval.Shard
-	reqs     []tune.Requirement
+	*cli.Run
+	rng        flagval.Choice
+	strategies []string
+	engine     sim.Engine
+	ci         bool
+	model      flagval.Model
 }
 
-// newJobFlags registers the shared flags on a new flag set called name, the
-// settings' flags but except's.
-func newJobFlags(name string, doc render.Doc, scenarioUsage, shardUsage string, except ...string) *jobFlags {
-	j := &jobFlags{fs: flagval.NewFlagSet(name)}
-	j.fs.StringVar(&j.scenario, "scenario", "", scenarioUsage)
-	j.fs.Var(&j.shard, "shard", shardUsage)
-	j.model.RegisterModel(j.fs)
-	flagval.RegisterSettings(j.fs, except...)
-	j.rows.Register(j.fs)
-	shardrun.RegisterRequire(j.fs, &j.reqs, "strategy's")
-	j.c.Register(j.fs, doc)
+// newJobFlags registers the shared flags on a new flag set of the command
+// kind, u saying those that are the command's own (-scenario, -shard,
+// -plot and -format's doc), and the settings' flags but except's.
+func newJobFlags(kind string, u cli.Usages, except ...string) *jobFlags {
+	u.RequireRow, u.Workers = "strategy's", "parallel `workers`, %d to %d; the output does not depend on it"
+	u.Replicates = "run `r` independent seeds derived from -seed (1 to 10000) and show, under each row, each column's mean over them with the mean's 95% Student t interval"
+	j := &jobFlags{Run: cli.New(kind, u, 1), rng: flagval.Choice{V: rng.Generators()[0].Name, Valid: flagval.ValidRNG}, strategies: strategy.DefaultIDs()}
+	j.Replicates.Hi = jobapi.MaxReplicates
+	fs := j.FS
+	gens := make([]string, len(rng.Generators()))
+	for i, g := range rng.Generators() {
+		gens[i] = fmt.Sprintf("%s: %s", g.Name, g.Doc)
+	}
+	fs.Var(&j.rng, "rng", "random `generator`: "+strings.Join(gens, "; "))
+	fs.Var(flagval.StrategiesVar(&j.strategies), "strategies", "comma-separated strategy `names`, each once, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
+	fs.Var(flagval.NameVar(&j.engine, sim.ParseEngine, sim.Engine.String), "engine", "the `engine` that draws the jobs: auto (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
+	fs.BoolVar(&j.ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
+	j.model.RegisterModel(fs)
+	flagval.RegisterSettings(fs, except...)
 	return j
 }
 
 // load reads -scenario (nil for none) with -model applied, or the sign-up.
 func (j *jobFlags) load() (*scenario.Loaded, provider.Scenario, *delivery.Config, error) {
 	sc, queue := api.DefaultScenario(), (*delivery.Config)(nil)
-	if j.scenario == "" {
+	if j.Scenario == "" {
 		sc, queue = j.model.Apply(sc, queue)
 		return nil, sc, queue, nil
 	}
-	file, err := scenario.LoadJob(j.scenario)
+	file, err := scenario.LoadJob(j.Scenario)
 	if err != nil {
 		return nil, sc, nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
 	}
@@ -164,13 +174,12 @@ func (j *jobFlags) load() (*scenario.Loaded, provider.Scenario, *delivery.Config
 // refuseUnread refuses, in a run of e over file (nil: the sign-up), a flag
 // or a file's queue key the run never reads (unread, by flag), and a step's
 // own policy no strategy reads.
-func refuseUnread(fs *flag.FlagSet, file *scenario.Loaded, unread map[string]string, queue bool, e api.Experiment) error {
-	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil || file == nil {
+func (j *jobFlags) refuseUnread(file *scenario.Loaded, unread map[string]string, queue bool, e api.Experiment) error {
+	if err := flagval.Refuse(j.FS, func(n string) string { return unread[n] }); err != nil || file == nil {
 		return err
 	}
-	given := flagval.Given(fs)
 	err := file.CheckRead(func(setting string) string {
-		if f := flagval.FlagOf(setting); queue && !given[f] {
+		if f := flagval.FlagOf(setting); queue && !j.Given[f] {
 			return unread[f]
 		}
 		return ""

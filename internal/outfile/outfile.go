@@ -273,8 +273,12 @@ func (o File) Render(ctx context.Context, stdout io.Writer, render func(w io.Wri
 // one of this process's descriptors (/dev/stdout) is written through, keeping
 // its offset and append mode.
 func writeInPlace(ctx context.Context, path string, data []byte) error {
-	if fd := ownFD(path); fd >= 0 {
-		return writeFD(fd, data)
+	if fd := ownFD(path); fd >= 0 { // written through a duplicate
+		dup, err := syscall.Dup(fd)
+		if err != nil {
+			return err
+		}
+		return writeClose(os.NewFile(uintptr(dup), "/dev/fd/"+strconv.Itoa(fd)), data)
 	}
 	type opened struct {
 		f   *os.File
@@ -285,7 +289,6 @@ func writeInPlace(ctx context.Context, path string, data []byte) error {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 		ch <- opened{f, err}
 	}()
-	var f *os.File
 	select {
 	case <-ctx.Done():
 		return ctx.Err() // the process is about to exit; the open goes with it
@@ -293,27 +296,17 @@ func writeInPlace(ctx context.Context, path string, data []byte) error {
 		if o.err != nil {
 			return o.err
 		}
-		f = o.f
+		return writeClose(o.f, data)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
-// writeFD writes data through a duplicate of the open descriptor fd.
-func writeFD(fd int, data []byte) error {
-	dup, err := syscall.Dup(fd)
-	if err != nil {
-		return err
+// writeClose writes data to f and closes it, the write's error first.
+func writeClose(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	f := os.NewFile(uintptr(dup), "/dev/fd/"+strconv.Itoa(fd))
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return err
 }
 
 // NotInput refuses an out that is one of files, the command's inputs of kind

@@ -1,14 +1,10 @@
 package shardrun
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"io"
-	"slices"
 
 	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/tune"
 )
 
@@ -34,14 +30,4 @@ func CheckRequire(reqs []tune.Requirement, metrics, rows []string) error {
 		}
 	}
 	return nil
-}
-
-// WriteJudged writes outs, the first (-o's, or stdout) always and the others
-// when their files are given, then judges reqs over the rows written.
-func WriteJudged(ctx context.Context, stdout io.Writer, reqs []tune.Requirement, rows func() []tune.Row, outs ...outfile.Output) error {
-	outs = append(outs[:1], slices.DeleteFunc(outs[1:], func(o outfile.Output) bool { return o.File.Path == "" })...)
-	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(reqs) == 0 {
-		return err
-	}
-	return tune.Enforce(reqs, rows())
 }

@@ -29,22 +29,12 @@ var mergeOwn = []string{"o", "plot", "series", "format", "width", "metric", "log
 // order given, but mergeOwn's.
 func Settings(fs *flag.FlagSet, args []string) []shardfile.Setting {
 	var out []shardfile.Setting
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if arg == "--" || !strings.HasPrefix(arg, "-") || arg == "-" {
+	for _, a := range flagval.Args(fs, args) {
+		if !a.Flag {
 			return out // flagval.Parse has refused what follows
 		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-		if f := fs.Lookup(name); f != nil && !hasValue {
-			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-				value = "true"
-			} else if i+1 < len(args) {
-				i++
-				value = args[i]
-			}
-		}
-		if !slices.Contains(mergeOwn, name) {
-			out = append(out, shardfile.Setting{Flag: name, Value: value})
+		if !slices.Contains(mergeOwn, a.Name) {
+			out = append(out, shardfile.Setting{Flag: a.Name, Value: a.Value})
 		}
 	}
 	return out
@@ -104,13 +94,23 @@ type Work struct {
 	merge func(ctx context.Context, names []string, shards []shardfile.Shard) error
 }
 
-// Items makes w a run of items of type T: run runs items lo to hi-1 (never
-// none, so nil for a run of no item), check refuses an item k no run of w's
-// settings makes, and finish writes the outputs from all of them.
-func Items[T any](w *Work, run func(ctx context.Context, lo, hi int) ([]T, error), check func(k int, item *T) error, finish func(ctx context.Context, all []T) error) *Work {
+// Items is a run cut into N items of type T: Run runs items lo to hi-1,
+// Check refuses an item k that no run of the settings makes, and Finish
+// writes the run's outputs from all its items.
+type Items[T any] struct {
+	N      int
+	Run    func(ctx context.Context, lo, hi int) ([]T, error)
+	Check  func(k int, item *T) error
+	Finish func(ctx context.Context, all []T) error
+}
+
+// Cut makes w the run it cuts into items; Run is never asked for none, so
+// nil serves a run of no item.
+func Cut[T any](w *Work, it Items[T]) *Work {
+	w.N = it.N
 	slice := func(ctx context.Context, lo, hi int) ([]T, error) {
 		if hi > lo {
-			return run(ctx, lo, hi)
+			return it.Run(ctx, lo, hi)
 		}
 		return nil, nil
 	}
@@ -119,7 +119,7 @@ func Items[T any](w *Work, run func(ctx context.Context, lo, hi int) ([]T, error
 		if err != nil {
 			return err
 		}
-		return finish(ctx, all)
+		return it.Finish(ctx, all)
 	}
 	w.slice = func(ctx context.Context, h shardfile.Header, lo, hi int) ([]byte, error) {
 		items, err := slice(ctx, lo, hi)
@@ -129,11 +129,11 @@ func Items[T any](w *Work, run func(ctx context.Context, lo, hi int) ([]T, error
 		return shardfile.Encode(h, items)
 	}
 	w.merge = func(ctx context.Context, names []string, shards []shardfile.Shard) error {
-		all, err := shardfile.Gather(w.N, w.Noun, names, shards, check)
+		all, err := shardfile.Gather(w.N, w.Noun, names, shards, it.Check)
 		if err != nil {
 			return flagval.Usage(fmt.Errorf("merge: %w", err))
 		}
-		return finish(ctx, all)
+		return it.Finish(ctx, all)
 	}
 	return w
 }
@@ -161,6 +161,15 @@ func (w *Work) Do(ctx context.Context, stdout io.Writer) error {
 type Kind struct {
 	Parse      func(kind string, args []string, stdout, stderr io.Writer) (*Work, error)
 	MergeFlags []string
+}
+
+// Do parses a run of kind from args and runs it.
+func (k Kind) Do(ctx context.Context, kind string, args []string, stdout, stderr io.Writer) error {
+	w, err := k.Parse(kind, args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	return w.Do(ctx, stdout)
 }
 
 // Merge is retrysim merge of the envelopes of kinds, by kind; handled is
