@@ -366,6 +366,9 @@ func TestOutputNeverTheScenario(t *testing.T) {
 		{"graph", "graph-checkout.yaml", "-plot", []string{"-replicates", "1"}},
 		{"workers", "workers-signup.yaml", "-o", []string{"-replicates", "1"}},
 		{"workers", "workers-signup.yaml", "-plot", []string{"-replicates", "1"}},
+		{"tune", "signup.yaml", "-o", []string{"-search", "attempts=2:3:2", "-minimize", "attempts"}},
+		{"tune fleet", "fleet-budget.yaml", "-o", []string{"-duration", "2s", "-search", "client.timeout=1s,2s", "-minimize", "client.timeout"}},
+		{"tune workers", "workers-signup.yaml", "-o", []string{"-search", "graph.services[workers].server.capacity=5,10", "-minimize", "graph.services[workers].server.capacity"}},
 	}
 	for _, tt := range tests {
 		src, err := os.ReadFile(filepath.Join("..", "..", "examples", tt.example))
@@ -392,11 +395,7 @@ func TestOutputNeverTheScenario(t *testing.T) {
 				if err != nil {
 					t.Skip(err)
 				}
-				var args []string
-				if tt.cmd != "" {
-					args = append(args, tt.cmd)
-				}
-				args = append(append(args, "-scenario", scen, tt.flag, out), tt.extra...)
+				args := append(append(strings.Fields(tt.cmd), "-scenario", scen, tt.flag, out), tt.extra...)
 				_, errOut, code := retrysim(t, args...)
 				want := tt.flag + ": " + out + " is the scenario file " + scen + "; writing the output there would destroy it\n"
 				if code != 2 || !strings.HasSuffix(errOut, want) {

@@ -27,8 +27,8 @@ import (
 
 // FleetRuns declares on r -preset's presets, a flag a fleet setting
 // (decl.Params, by its Key) and -outage, parses args (-help printing help,
-// filled with the presets and limits), and makes the runs, checked: the
-// preset's, or one from the flags and -scenario ("one run").
+// filled with the presets and limits), and makes the runs, checked with the
+// output files: the preset's, or one from the flags and -scenario ("one run").
 func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, err error) {
 	choosePresets(r, fleetpreset.Presets(), fleetpreset.LookupPreset)
 	c := fleet.DefaultConfig() // the model flags write into it
@@ -69,7 +69,7 @@ func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p 
 	if err := fleet.Check(cfgs, r.Options(stderr)); err != nil {
 		return p, nil, flagval.Usage(FleetFlagError(err))
 	}
-	return p, cfgs, nil
+	return p, cfgs, r.checkOutputs()
 }
 
 // FleetFamily is a kind of fleet runs: fleet's, or a sweep of it.
@@ -80,9 +80,6 @@ type FleetFamily = Family[fleet.Config, fleetdata.Replicate, fleet.Result]
 func Fleet(r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, stdout, stderr io.Writer) (*shardrun.Work, error) {
 	opts := r.Options(stderr)
 	f := FleetFamily{Kind: replicates.Fleet(), Runs: cfgs, Name: cmp.Or(render.Escaped(r.Scenario), p.Name)}
-	if err := r.checkOutputs(); err != nil {
-		return nil, err
-	}
 	if p.Totals && len(r.Reqs) > 0 {
 		return nil, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
 	}
