@@ -95,8 +95,8 @@ func helpWidth(stdout io.Writer) int {
 	return 80
 }
 
-// Arg is one of a command line's arguments as fs.Parse reads it, the N
-// words from args[At]: a flag (Flag), by Name, its Value given after = or in
+// Arg is one of a command line's arguments read as fs.Parse reads a flag, the
+// N words from args[At]: a flag (Flag), by Name, its Value given after = or in
 // the word after it ("true" for a boolean flag alone; Missing when fs's flag
 // wants one and none follows), or a word that is none ("-", "--", a file).
 type Arg struct {
@@ -105,8 +105,10 @@ type Arg struct {
 	Flag, Missing bool
 }
 
-// Args are args as fs.Parse reads them, a word at a time: a flag fs knows
-// that takes a value and has no = takes the word after it.
+// Args are all of args, a word at a time, each flag read as fs.Parse reads it
+// (a flag fs knows that takes a value and has no = takes the word after it);
+// unlike fs.Parse, Args goes on past "--" and past the first word that is no
+// flag, leaving those to its callers.
 func Args(fs *flag.FlagSet, args []string) []Arg {
 	var out []Arg
 	for i := 0; i < len(args); i++ {
