@@ -108,14 +108,9 @@ func WriteShard(w io.Writer, sh Shard) error { return jobapi.WriteShard(w, sh.s)
 // ReadShard reads the shard file at path, refusing a file that is not a regular one and counters no
 // run can produce.
 func ReadShard(path string) (Shard, error) {
-	sh, err := readShard(path)
-	return Shard{sh}, err
-}
-
-func readShard(path string) (stats.Shard, error) {
 	f, err := shardfile.Open(path)
 	if err != nil {
-		return stats.Shard{}, err
+		return Shard{}, err
 	}
 	defer f.Close()
 	sh, err := stats.ReadShard(f)
@@ -125,9 +120,9 @@ func readShard(path string) (stats.Shard, error) {
 		err = fieldpath.Within("model", err)
 	}
 	if err != nil {
-		return sh, fmt.Errorf("%s: %w", path, err)
+		return Shard{sh}, fmt.Errorf("%s: %w", path, err)
 	}
-	return sh, nil
+	return Shard{sh}, nil
 }
 
 // Merger adds up the shards of one run, one at a time, checking that they are the slices 0 to n-1
@@ -151,10 +146,7 @@ func (e Experiment) Merger() *Merger {
 
 // Add checks the shard called name and adds its counters.
 func (m *Merger) Add(name string, shard Shard) error {
-	return m.add(name, shard.s)
-}
-
-func (m *Merger) add(name string, sh stats.Shard) error {
+	sh := shard.s
 	var cfg sim.Config
 	var err error
 	if m.exp != nil {
@@ -175,13 +167,14 @@ func (m *Merger) add(name string, sh stats.Shard) error {
 	}
 	// Compared as files write them: a shard in memory also holds json:"-" fields.
 	first := m.total
+	params, model := jsonDiff(first.Params, sh.Params, ""), jsonDiff(first.Model, sh.Model, "model")
 	switch {
 	case sh.Count != first.Count:
 		return fmt.Errorf("%s is shard %d/%d but %s is of %d shards", name, sh.Index, sh.Count, m.first, first.Count)
-	case !sameJSON(sh.Params, first.Params):
-		return fmt.Errorf("%s and %s are shards of different runs: %s", m.first, name, paramDiff(first.Params, sh.Params))
-	case !sameJSON(sh.Model, first.Model):
-		return fmt.Errorf("%s and %s are shards of different runs: their models (scenario steps, watched steps or queue) differ: %s", m.first, name, jsonDiff(first.Model, sh.Model, "model"))
+	case params != "":
+		return fmt.Errorf("%s and %s are shards of different runs: %s", m.first, name, params)
+	case model != "":
+		return fmt.Errorf("%s and %s are shards of different runs: their models (scenario steps, watched steps or queue) differ: %s", m.first, name, model)
 	case !sameStrategies(sh.Rows, first.Rows):
 		return fmt.Errorf("%s and %s ran different strategies", m.first, name)
 	}
@@ -202,9 +195,9 @@ func (m *Merger) add(name string, sh stats.Shard) error {
 func MergeFiles(paths ...string) (Report, error) {
 	var m Merger
 	for _, p := range paths {
-		sh, err := readShard(p)
+		sh, err := ReadShard(p)
 		if err == nil {
-			err = m.add(p, sh)
+			err = m.Add(p, sh)
 		}
 		if err != nil {
 			return Report{}, err
@@ -256,8 +249,8 @@ func (m *Merger) Report() (Report, error) {
 	rep := e.newReport()
 	// The merged output must not say what no shard ran.
 	rep.params.Overrides = m.total.Overrides
-	if !sameJSON(m.total.Params, shardParams(rep.params)) {
-		return Report{}, fmt.Errorf("%s: the parameters are not the model's: %s", m.first, paramDiff(shardParams(rep.params), m.total.Params))
+	if d := jsonDiff(shardParams(rep.params), m.total.Params, ""); d != "" {
+		return Report{}, fmt.Errorf("%s: the parameters are not the model's: %s", m.first, d)
 	}
 	for i := range rep.Rows {
 		rep.Rows[i].counters = m.total.Rows[i].Counters
@@ -272,11 +265,12 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 		return fmt.Errorf("shard_index, shard_count: %w", err)
 	}
 	rep := e.newReport()
+	params := jsonDiff(sh.Params, shardParams(rep.params), "")
 	switch {
 	case sh.Format != stats.ShardFormat:
 		return fmt.Errorf("retrysim_shard: %d is not a shard format this retrysim reads (%d)", sh.Format, stats.ShardFormat)
-	case !sameJSON(sh.Params, shardParams(rep.params)):
-		return fmt.Errorf("not a shard of this experiment: %s", paramDiff(sh.Params, shardParams(rep.params)))
+	case params != "":
+		return fmt.Errorf("not a shard of this experiment: %s", params)
 	case len(sh.Rows) != len(rep.Rows):
 		return fmt.Errorf("rows: %d, but the experiment has %d strategies", len(sh.Rows), len(rep.Rows))
 	}
@@ -308,48 +302,26 @@ func sameStrategies(a, b []stats.Row) bool {
 	return true
 }
 
-// sameJSON reports whether a and b write the same JSON values, whatever the order of an object's keys.
-func sameJSON(a, b any) bool {
-	var values [2]any
-	for i, x := range []any{a, b} {
-		data, err := json.Marshal(x)
-		if err != nil {
-			return false
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		if dec.Decode(&values[i]) != nil {
-			return false
-		}
-	}
-	return reflect.DeepEqual(values[0], values[1])
-}
-
-// paramDiff names the first parameter in which two shards differ.
-func paramDiff(a, b stats.Params) string {
-	if d := jsonDiff(a, b, ""); d != "" {
-		return d
-	}
-	return "their parameters differ"
-}
-
 // maxDiffValue is the longest value, in bytes of JSON, that jsonDiff quotes.
 const maxDiffValue = 60
 
 // jsonDiff names the first field in which a and b, written as JSON at root, differ
-// (model.steps[1].name), with both values; "" when none does.
+// (model.steps[1].name), with both values, whatever the order of an object's keys; "" when none
+// does.
 func jsonDiff(a, b any, root string) string {
-	var va, vb any
-	for _, x := range []struct {
-		v   any
-		dst *any
-	}{{a, &va}, {b, &vb}} {
-		data, err := json.Marshal(x.v)
-		if err != nil || json.Unmarshal(data, x.dst) != nil {
-			return ""
+	var values [2]any
+	for i, x := range []any{a, b} {
+		data, err := json.Marshal(x)
+		if err == nil {
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.UseNumber() // exact, as the files are
+			err = dec.Decode(&values[i])
+		}
+		if err != nil {
+			return err.Error()
 		}
 	}
-	return firstDiff(va, vb, root)
+	return firstDiff(values[0], values[1], root)
 }
 
 // firstDiff is jsonDiff of decoded JSON values a and b at path.
