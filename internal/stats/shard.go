@@ -157,31 +157,30 @@ func (s Shard) Check() error {
 	if err := printableText(reflect.ValueOf(s), ""); err != nil {
 		return err
 	}
-	if s.Model != nil && len(s.Model.Steps) != s.Steps { // package sim checks the values
-		return fmt.Errorf("model.steps: %d steps, but the run has %d", len(s.Model.Steps), s.Steps)
-	}
-	for i := range s.Rows {
-		r := &s.Rows[i] // by index: a Row's counters are 89 KB
-		// A step's own attempts may exceed the run's; an own strategy has no bound.
-		attempts := s.Attempts
-		if s.Model != nil {
-			for _, st := range s.Model.Steps {
-				if a, ok := st.Lookup("attempts").(int64); ok {
-					attempts = max(attempts, int(a))
-				}
+	attempts, deliveries := s.Attempts, int64(0) // a step's own attempts may exceed the run's
+	if m := s.Model; m != nil {
+		if len(m.Steps) != s.Steps { // package sim checks the values
+			return fmt.Errorf("model.steps: %d steps, but the run has %d", len(m.Steps), s.Steps)
+		}
+		for _, st := range m.Steps {
+			if a, ok := st.Lookup("attempts").(int64); ok {
+				attempts = max(attempts, int(a))
 			}
 		}
-		if r.OwnStrategy {
-			attempts = 0
-		}
-		var deliveries int64
-		if s.Model != nil && s.Model.Queue != nil {
+		if m.Queue != nil {
 			var err error
-			if deliveries, err = deliveriesPerJob(s.Model.Queue); err != nil {
+			if deliveries, err = deliveriesPerJob(m.Queue); err != nil {
 				return err
 			}
 		}
-		if err := r.Counters.Check(s.Steps, attempts, deliveries); err != nil {
+	}
+	for i := range s.Rows {
+		r := &s.Rows[i] // by index: a Row's counters are 89 KB
+		a := attempts
+		if r.OwnStrategy { // no bound
+			a = 0
+		}
+		if err := r.Counters.Check(s.Steps, a, deliveries); err != nil {
 			return fmt.Errorf("rows[%d].%w", i, err)
 		}
 	}
@@ -365,7 +364,10 @@ func (c *Counters) Check(steps, attempts int, deliveries int64) error {
 	if !queue && (c.Deliveries != 0 || c.LostWork != 0 || c.Completion != (hist.Histogram{}) || c.FailedCompletion != (hist.Histogram{})) {
 		return errors.New("deliveries, lost_work, completion, failed_completion: not zero in a run without the delivery model")
 	}
-	maxCalls := callsBound(steps, attempts, max(deliveries, 1))
+	maxCalls := int64(math.MaxInt64) // for attempts 0, or on overflow
+	if attempts > 0 {
+		maxCalls = mulSat(mulSat(int64(steps), int64(attempts)), max(deliveries, 1))
+	}
 	own := attempts == 0
 	jobs := big.NewInt(c.Jobs)
 	perStep := big.NewInt(int64(steps))
@@ -464,15 +466,6 @@ func checkSquares(sum int64, sq Wide, n, hi int64) error {
 		return fmt.Errorf("%v is more than %d x the sum %d, %d being the most a job can count", sq, hi, sum, hi)
 	}
 	return nil
-}
-
-// callsBound is the most calls a job makes in deliveries deliveries, or math.MaxInt64 for attempts
-// 0 or on overflow.
-func callsBound(steps, attempts int, deliveries int64) int64 {
-	if attempts == 0 {
-		return math.MaxInt64
-	}
-	return mulSat(mulSat(int64(steps), int64(attempts)), deliveries)
 }
 
 // mulSat is a x b for a, b >= 0, or math.MaxInt64 if that overflows.
