@@ -24,8 +24,17 @@ type curve struct {
 	series
 }
 
-// comparePanel draws curves against x with 95% error bars, as the sweep plots do.
-func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plot, error) {
+// curveAxes are a curve panel's axes: x's label, y's label and unit, scale, the markers' radius,
+// what a curve with nothing to draw says, and what a log axis's note says of values of 0.
+type curveAxes struct {
+	x, y, unit      string
+	scale           Scale
+	radius          float64
+	empty, zeroNote string
+}
+
+// curvePanel draws curves with 95% error bars under title, noting the y axis's scale.
+func curvePanel(title string, a curveAxes, curves []curve) (p *plot.Plot, logY bool, err error) {
 	var values []float64
 	for _, c := range curves {
 		for _, v := range c.vs {
@@ -34,29 +43,39 @@ func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plo
 			}
 		}
 	}
-	logY := spansDecades(values)
-	p := plot.New()
+	logY = a.scale == LogScale || a.scale == AutoScale && spansDecades(values)
+	if logY && !slices.ContainsFunc(values, func(v float64) bool { return v > 0 }) {
+		logY = false // nothing to place on a log axis
+	}
+	p = plot.New()
 	var floor float64
 	note := "linear y axis"
 	if logY {
 		floor = decadeFloor(values)
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{unit}
+		p.Y.Tick.Marker = logTicks{a.unit}
 		note = "log y axis"
 		if slices.Contains(values, 0) {
-			note += " (values of 0 not drawn)"
+			note += a.zeroNote
 		}
 	} else {
-		p.Y.Tick.Marker = unitTicks{unit}
+		p.Y.Tick.Marker = unitTicks{a.unit}
 	}
 	p.Title.Text = title + "; " + note
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = xLabel
+	p.X.Label.Text = a.x
 	p.X.Tick.Marker = unitTicks{}
-	p.Y.Label.Text = yLabel
+	p.Y.Label.Text = a.y
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Add(plotter.NewGrid())
-	return p, addCurves(p, curves, logY, floor, 2.5, "nothing to draw")
+	return p, logY, addCurves(p, curves, logY, floor, a.radius, a.empty)
+}
+
+// comparePanel is a curve panel of fleet runs against x, as the sweep plots draw them.
+func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plot, error) {
+	p, _, err := curvePanel(title, curveAxes{x: xLabel, y: yLabel, unit: unit, radius: 2.5, empty: "nothing to draw",
+		zeroNote: " (values of 0 not drawn)"}, curves)
+	return p, err
 }
 
 // PlotFleetTotals draws a preset that compares client policies over failure
@@ -177,10 +196,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		"an arrow at the top edge, \"never\", when fewer than half recovered); duplicates: %s\n", title, g(c.Server.Base.Seconds()), g(c.Server.Slope.Seconds()), g(c.Net.Seconds()), g(c.Client.Timeout.Seconds()), g(c.Load.Rate),
 		g(c.Load.From.Seconds()), g(c.Load.To.Seconds()), g(end), intervalsOver(len(fleetrun.Replicates(res[0]))))
 	slices.Sort(heights)
-	ticks := make(plot.ConstantTicks, len(heights))
-	for i, h := range heights {
-		ticks[i] = plot.Tick{Value: h, Label: g(h)}
-	}
+	ticks := valueTicks(heights, g, false)
 	pad := 0.05 * (heights[len(heights)-1] - heights[0])
 	var panels []*plot.Plot
 	for i, t := range []string{head + "Recovery after the spike, no keys (s)", "Recovery after the spike, the same key on every attempt (s)"} {
