@@ -111,7 +111,8 @@ func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
 		}
 		return f.encode(w, ext, 0, 1)
 	case 2:
-		return heatMaps(w, s, ext, opts.OwnScales)
+		f := newHeatFigure(s, opts.OwnScales)
+		return f.encode(w, ext, 0, len(f.panels), true)
 	}
 	return fmt.Errorf("a plot needs one or two swept parameters; this sweep has %d", len(s.Swept))
 }
@@ -386,11 +387,6 @@ func (cs colourScale) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, plot.Tick{Value: float64(k), Label: label})
 	}
 	return ticks
-}
-
-func heatMaps(w io.Writer, s stats.Sweep, ext string, ownScales bool) error {
-	f := newHeatFigure(s, ownScales)
-	return f.encode(w, ext, 0, len(f.panels), true)
 }
 
 // heatFigure is a sweep's heat maps: a panel and colour scale a strategy.
