@@ -114,6 +114,15 @@ func (cs columns[R]) pageCells(r R, i int) []pageCell {
 	return out
 }
 
+// pageTable is a table of rows under heading, each as html cells of json row from+i.
+func (cs columns[R]) pageTable(heading, howTo string, rows []R, from int) pageTable {
+	t := pageTable{heading: heading, howTo: howTo, header: cs.header()}
+	for i, r := range rows {
+		t.rows = append(t.rows, pageRow{cells: cs.pageCells(r, from+i)})
+	}
+	return t
+}
+
 // glosses are the glossary entries the columns declare.
 func (cs columns[R]) glosses() []glossaryEntry {
 	var out []glossaryEntry

@@ -24,8 +24,17 @@ type curve struct {
 	series
 }
 
-// comparePanel draws curves against x with 95% error bars, as the sweep plots do.
-func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plot, error) {
+// curveAxes are a curve panel's axes: x's label, y's label and unit, scale, the markers' radius,
+// what a curve with nothing to draw says, and what a log axis's note says of values of 0.
+type curveAxes struct {
+	x, y, unit      string
+	scale           Scale
+	radius          float64
+	empty, zeroNote string
+}
+
+// curvePanel draws curves with 95% error bars under title, noting the y axis's scale.
+func curvePanel(title string, a curveAxes, curves []curve) (p *plot.Plot, logY bool, err error) {
 	var values []float64
 	for _, c := range curves {
 		for _, v := range c.vs {
@@ -34,29 +43,39 @@ func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plo
 			}
 		}
 	}
-	logY := spansDecades(values)
-	p := plot.New()
+	logY = a.scale == LogScale || a.scale == AutoScale && spansDecades(values)
+	if logY && !slices.ContainsFunc(values, func(v float64) bool { return v > 0 }) {
+		logY = false // nothing to place on a log axis
+	}
+	p = plot.New()
 	var floor float64
 	note := "linear y axis"
 	if logY {
 		floor = decadeFloor(values)
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{unit}
+		p.Y.Tick.Marker = logTicks{a.unit}
 		note = "log y axis"
 		if slices.Contains(values, 0) {
-			note += " (values of 0 not drawn)"
+			note += a.zeroNote
 		}
 	} else {
-		p.Y.Tick.Marker = unitTicks{unit}
+		p.Y.Tick.Marker = unitTicks{a.unit}
 	}
 	p.Title.Text = title + "; " + note
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = xLabel
+	p.X.Label.Text = a.x
 	p.X.Tick.Marker = unitTicks{}
-	p.Y.Label.Text = yLabel
+	p.Y.Label.Text = a.y
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Add(plotter.NewGrid())
-	return p, addCurves(p, curves, logY, floor, 2.5, "nothing to draw")
+	return p, logY, addCurves(p, curves, logY, floor, a.radius, a.empty)
+}
+
+// comparePanel is a curve panel of fleet runs against x, as the sweep plots draw them.
+func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plot, error) {
+	p, _, err := curvePanel(title, curveAxes{x: xLabel, y: yLabel, unit: unit, radius: 2.5, empty: "nothing to draw",
+		zeroNote: " (values of 0 not drawn)"}, curves)
+	return p, err
 }
 
 // PlotFleetTotals draws a preset that compares client policies over failure
@@ -73,42 +92,57 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 	}
 	subtitle := fmt.Sprintf("%s sharing %s requests a second for %s s; server %s (%s s a call, failing each at the failure rate);\nnetwork %s s each way; timeout %s s",
 		clients, g(c.Load.Rate), g(c.Duration.Seconds()), c.Server.Kind, g(c.Server.Base.Seconds()), g(c.Net.Seconds()), g(c.Client.Timeout.Seconds()))
-	var labels []string
-	succ, amp := map[string]*curve{}, map[string]*curve{}
+	var succ, amp curveSet
 	for _, r := range res {
 		label := r.Config.Name
 		if byClients {
 			label = fmt.Sprintf("%s, %d clients", label, r.Config.Client.Clients)
 		}
-		if succ[label] == nil {
-			labels = append(labels, label)
-			succ[label], amp[label] = &curve{label: label}, &curve{label: label}
-		}
 		s := fleetrun.Summary(r)
-		add := func(c *curve, e schema.Estimate, mul float64) {
-			c.xs = append(c.xs, r.Config.Server.PFail)
-			c.vs, c.los, c.his = append(c.vs, mul*e.Value), append(c.los, mul*e.Lo), append(c.his, mul*e.Hi)
-		}
-		add(succ[label], s.Succeeded, 100)
-		add(amp[label], s.Amplification, 1)
+		succ.add(label, r.Config.Server.PFail, s.Succeeded, 100)
+		amp.add(label, r.Config.Server.PFail, s.Amplification, 1)
 	}
 	head := title + "\n" + subtitle + "; " + intervalsOver(len(fleetrun.Replicates(res[0]))) + "\n"
-	pick := func(m map[string]*curve) []curve {
-		cs := make([]curve, len(labels))
-		for i, l := range labels {
-			cs[i] = *m[l]
-		}
-		return cs
-	}
-	top, err := comparePanel(head+"Requests that succeeded (%)", "server failure rate", "requests that succeeded (%)", "%", pick(succ))
+	top, err := comparePanel(head+"Requests that succeeded (%)", "server failure rate", "requests that succeeded (%)", "%", succ.curves(succ.labels))
 	if err != nil {
 		return err
 	}
-	bottom, err := comparePanel("Server calls a request (amplification)", "server failure rate", "server calls a request", "", pick(amp))
+	bottom, err := comparePanel("Server calls a request (amplification)", "server failure rate", "server calls a request", "", amp.curves(amp.labels))
 	if err != nil {
 		return err
 	}
 	return newStack(17*vg.Centimeter, 11*vg.Centimeter, "", top, bottom).encode(w, ext, 0, 2)
+}
+
+// curveSet is curves by label, in the order their labels first come.
+type curveSet struct {
+	labels []string
+	by     map[string]*curve
+}
+
+// add appends x and mul times e to label's curve.
+func (s *curveSet) add(label string, x float64, e schema.Estimate, mul float64) {
+	c := s.by[label]
+	if c == nil {
+		if s.by == nil {
+			s.by = map[string]*curve{}
+		}
+		c = &curve{label: label}
+		s.by[label], s.labels = c, append(s.labels, label)
+	}
+	c.xs = append(c.xs, x)
+	c.vs, c.los, c.his = append(c.vs, mul*e.Value), append(c.los, mul*e.Lo), append(c.his, mul*e.Hi)
+}
+
+// curves are the set's curves in labels' order, those it holds.
+func (s curveSet) curves(labels []string) []curve {
+	var cs []curve
+	for _, l := range labels {
+		if c := s.by[l]; c != nil {
+			cs = append(cs, *c)
+		}
+	}
+	return cs
 }
 
 // never is where a recovery panel puts its runs that never recovered: at top.
@@ -125,18 +159,13 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 	}
 	var labels []string
 	var heights []float64
-	rec := [2]map[string]*curve{{}, {}}
+	var rec [2]curveSet
+	var dup curveSet
 	nev := [2]map[string][]float64{{}, {}}
-	dup := map[string]*curve{}
 	for _, r := range res {
 		label, _, _ := strings.Cut(r.Config.Name, " ")
 		if !slices.Contains(labels, label) {
 			labels = append(labels, label)
-			rec[0][label], rec[1][label], dup[label] = &curve{label: label}, &curve{label: label}, &curve{label: label}
-		}
-		add := func(c *curve, e schema.Estimate) {
-			c.xs = append(c.xs, r.Config.Load.Peak)
-			c.vs, c.los, c.his = append(c.vs, e.Value), append(c.los, e.Lo), append(c.his, e.Hi)
 		}
 		k := 0
 		if r.Config.Client.Keys == schema.SameKey {
@@ -152,22 +181,13 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 			e = schema.Estimate{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 			nev[k][label] = append(nev[k][label], r.Config.Load.Peak)
 		}
-		add(rec[k][label], e)
+		rec[k].add(label, r.Config.Load.Peak, e, 1)
 		if k == 0 {
-			add(dup[label], fleetrun.DuplicatesPerRequest(r))
+			dup.add(label, r.Config.Load.Peak, fleetrun.DuplicatesPerRequest(r), 1)
 		}
 		if !slices.Contains(heights, r.Config.Load.Peak) {
 			heights = append(heights, r.Config.Load.Peak)
 		}
-	}
-	pick := func(m map[string]*curve) []curve {
-		var cs []curve
-		for _, l := range labels {
-			if c := m[l]; c != nil && len(c.xs) > 0 {
-				cs = append(cs, *c)
-			}
-		}
-		return cs
 	}
 	c := res[0].Config
 	end := (c.Duration - c.Load.To).Seconds()
@@ -177,14 +197,11 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		"an arrow at the top edge, \"never\", when fewer than half recovered); duplicates: %s\n", title, g(c.Server.Base.Seconds()), g(c.Server.Slope.Seconds()), g(c.Net.Seconds()), g(c.Client.Timeout.Seconds()), g(c.Load.Rate),
 		g(c.Load.From.Seconds()), g(c.Load.To.Seconds()), g(end), intervalsOver(len(fleetrun.Replicates(res[0]))))
 	slices.Sort(heights)
-	ticks := make(plot.ConstantTicks, len(heights))
-	for i, h := range heights {
-		ticks[i] = plot.Tick{Value: h, Label: g(h)}
-	}
+	ticks := valueTicks(heights, g, false)
 	pad := 0.05 * (heights[len(heights)-1] - heights[0])
 	var panels []*plot.Plot
 	for i, t := range []string{head + "Recovery after the spike, no keys (s)", "Recovery after the spike, the same key on every attempt (s)"} {
-		cs := pick(rec[i])
+		cs := rec[i].curves(labels)
 		p, err := comparePanel(t, "spike height (requests a second)", "recovery (s)", "", cs)
 		if err != nil {
 			return stack{}, err
@@ -202,7 +219,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		panels = append(panels, p)
 	}
 	p, err := comparePanel("Duplicate side effects a request, no keys (with keys: none)", "spike height (requests a second)",
-		"duplicates a request", "", pick(dup))
+		"duplicates a request", "", dup.curves(labels))
 	if err != nil {
 		return stack{}, err
 	}

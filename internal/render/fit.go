@@ -43,7 +43,7 @@ func (t *table) Append(cells []string) { t.rows = append(t.rows, cells) }
 
 // Render writes the table, escaped and, for a terminal, fitted to the width.
 func (t *table) Render() error {
-	escape := terminalText
+	escape := Escaped
 	if t.st.markdown {
 		escape = markdownText
 	}

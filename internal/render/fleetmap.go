@@ -11,7 +11,9 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	gtext "gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -171,6 +173,7 @@ func mapPanel(m metastable.Map, cells []metastable.MapCell, title string) *plot.
 	gr := grid{cols: cols, rows: rows, z: make([]float64, cols*rows)}
 	pal := heatPalette(colourScale{lo: 0, hi: 1}) // the share, 0 to 1
 	var labels plotter.XYLabels
+	var styles []gtext.Style
 	share := func(r, c int) float64 { return cells[r*cols+c].Share().Value }
 	for r := range rows {
 		for c := range cols {
@@ -178,39 +181,19 @@ func mapPanel(m metastable.Map, cells []metastable.MapCell, title string) *plot.
 			gr.z[r*cols+c] = v
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(r)})
 			labels.Labels = append(labels.Labels, sigDigits(v, 2))
+			styles = append(styles, gtext.Style{Color: inkOn(pal, math.Max(0, v)), Font: font.From(plot.DefaultFont, vg.Points(8)),
+				Handler: plot.DefaultTextHandler})
 		}
 	}
-	h := plotter.NewHeatMap(gr, pal.Palette(256))
-	h.Min, h.Max = pal.Min(), pal.Max()
-	p := plot.New()
-	p.Title.Text = title
-	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p := heatPlot(title, gr, pal, labels, styles)
 	p.X.Label.Text = "base load (requests a second)"
 	p.Y.Label.Text = "spike height (requests a second)"
-	xt, yt := make(plot.ConstantTicks, cols), make(plot.ConstantTicks, rows)
-	for i, x := range m.Rates {
-		xt[i] = plot.Tick{Value: float64(i), Label: g(x)}
-	}
-	for i, y := range m.Heights {
-		yt[i] = plot.Tick{Value: float64(i), Label: g(y)}
-	}
+	xt, yt := valueTicks(m.Rates, g, true), valueTicks(m.Heights, g, true)
 	if m.Outage {
 		p.Y.Label.Text = ""
 		yt[0].Label = "outage"
 	}
 	p.X.Tick.Marker, p.Y.Tick.Marker = xt, yt
-	p.Add(h)
-	if l, err := plotter.NewLabels(labels); err == nil {
-		for i := range labels.Labels {
-			ink := color.Color(color.Black)
-			if bg, err := pal.At(math.Max(0, gr.z[i])); err == nil && luminance(bg) < 0.45 {
-				ink = color.White
-			}
-			l.TextStyle[i].Color = ink
-			l.TextStyle[i].Font.Size = vg.Points(8)
-		}
-		p.Add(l)
-	}
 	// The 50% boundary: each edge between two cells on either side of it.
 	high := func(r, c int) bool { return share(r, c) >= 0.5 }
 	var segs []plotter.XYs

@@ -279,24 +279,17 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 // html writes r as one page: the runs' table and their plot.
 func (r FleetReport) html(w io.Writer) error {
 	p := page{title: r.Title, params: r.Params}
-	t := pageTable{
-		heading: "The runs, means over replicates with 95% intervals",
-		howTo: "A row is one run. Each figure is the mean over the replicates, then its 95% Student t " +
-			"interval [low, high] (none with one replicate). Calls per request counts every attempt a request made; timeouts, " +
-			"conflicts and duplicates are counts over the run; latency is that of successful requests; recovered is " +
-			"how many replicates had goodput back for good when the run ended, of those judged, with its 95% Wilson " +
-			"score interval (\"no trigger\" for a run without a spike, ramp or outage, \"too short\" for one with no " +
-			"10 s window after it); recovery is how long after the load's last change successes came back for good: " +
-			"the Kaplan-Meier median and quartiles over the replicates judged, a replicate still down censored at its " +
-			"run's end (\"never\" when fewer than that share recovered).",
-		header: fleetColumns.header(),
-	}
+	t := fleetColumns.pageTable("The runs, means over replicates with 95% intervals", "A row is one run. Each figure is the mean over the replicates, then its 95% Student t "+
+		"interval [low, high] (none with one replicate). Calls per request counts every attempt a request made; timeouts, "+
+		"conflicts and duplicates are counts over the run; latency is that of successful requests; recovered is "+
+		"how many replicates had goodput back for good when the run ended, of those judged, with its 95% Wilson "+
+		"score interval (\"no trigger\" for a run without a spike, ramp or outage, \"too short\" for one with no "+
+		"10 s window after it); recovery is how long after the load's last change successes came back for good: "+
+		"the Kaplan-Meier median and quartiles over the replicates judged, a replicate still down censored at its "+
+		"run's end (\"never\" when fewer than that share recovered).", r.Rows, 0)
 	if len(r.Spikes) > 0 {
 		t.howTo += " A run's name is its client policy, keys none or same, and the spike's height; the picture above " +
 			"the table draws each policy's recovery and duplicates against the height."
-	}
-	for i, s := range r.Rows {
-		t.rows = append(t.rows, pageRow{cells: fleetColumns.pageCells(s, i)})
 	}
 	p.tables = []pageTable{t}
 	switch {

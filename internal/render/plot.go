@@ -111,7 +111,8 @@ func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
 		}
 		return f.encode(w, ext, 0, 1)
 	case 2:
-		return heatMaps(w, s, ext, opts.OwnScales)
+		f := newHeatFigure(s, opts.OwnScales)
+		return f.encode(w, ext, 0, len(f.panels), true)
 	}
 	return fmt.Errorf("a plot needs one or two swept parameters; this sweep has %d", len(s.Swept))
 }
@@ -264,91 +265,49 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 	axis := s.Swept[0]
 	mul, unit := metricUnit(s.Metric)
 	per, row := len(s.Strategies), new(stats.Row)
-	all := make([]series, per)
-	var values, xs []float64
-	for k := range s.Strategies {
+	curves := make([]curve, per)
+	var xs []float64
+	for k, label := range strategyLabels(s) {
+		c := &curves[k]
+		c.label = label
 		for i := k; i < len(s.Rows); i += per {
 			s.Rows[i].Fill(row)
 			e := s.Metric.Estimate(&row.Counters, row.NoRepeats)
-			all[k].xs = append(all[k].xs, s.Rows[i].At(axis))
-			all[k].vs = append(all[k].vs, mul*e.Value)
-			all[k].los = append(all[k].los, mul*e.Lo)
-			all[k].his = append(all[k].his, mul*e.Hi)
+			c.xs, c.vs = append(c.xs, s.Rows[i].At(axis)), append(c.vs, mul*e.Value)
+			c.los, c.his = append(c.los, mul*e.Lo), append(c.his, mul*e.Hi)
 			if !slices.Contains(xs, s.Rows[i].At(axis)) {
 				xs = append(xs, s.Rows[i].At(axis))
 			}
 		}
-		values = append(values, all[k].vs...)
 	}
 	slices.Sort(xs)
-	logY := scale == LogScale || scale == AutoScale && spansDecades(values)
-	if logY && !slices.ContainsFunc(values, func(v float64) bool { return v > 0 }) {
-		logY = false // nothing to place on a log axis
-	}
-	p := plot.New()
-	axisNote := "linear y axis"
-	var floor float64
-	var zeroAt []float64 // the x values where some value of 0 is left out
-	if logY {
-		axisNote = "log y axis"
-		floor = decadeFloor(values)
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{unit}
-		for _, a := range all {
-			for i, v := range a.vs {
-				if v <= 0 && !slices.Contains(zeroAt, a.xs[i]) {
-					zeroAt = append(zeroAt, a.xs[i])
-				}
-			}
-		}
-		slices.Sort(zeroAt)
-	} else {
-		p.Y.Tick.Marker = unitTicks{unit}
-	}
 	ax := s.AxisList()[axis]
 	intervals := ", 95% intervals"
 	if !hasInterval(s.Metric) {
 		intervals = ""
 	}
-	p.Title.Text = fmt.Sprintf("%s against %s%s\n%s; %s", unitLabel(s.Metric), ax.Name, intervals, subtitle(s), axisNote)
-	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = ax.Label
-	if len(xs) <= 12 {
-		p.X.Tick.Marker = sweptTicks{a: ax, xs: xs}
-	}
-	p.Y.Label.Text = unitLabel(s.Metric)
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	p.Add(plotter.NewGrid())
-	labels, curves := strategyLabels(s), make([]curve, per)
-	for k := range curves {
-		curves[k] = curve{labels[k], all[k]}
-	}
-	if err := addCurves(p, curves, logY, floor, 3, "every value 0"); err != nil {
+	p, logY, err := curvePanel(fmt.Sprintf("%s against %s%s\n%s", unitLabel(s.Metric), ax.Name, intervals, subtitle(s)),
+		curveAxes{x: ax.Label, y: unitLabel(s.Metric), unit: unit, scale: scale, radius: 3, empty: "every value 0"}, curves)
+	if err != nil {
 		return stack{}, err
 	}
-	if len(zeroAt) > 0 {
-		at := make([]string, len(zeroAt))
-		for i, x := range zeroAt {
-			at[i] = axisValue(ax, x)
+	p.X.Tick.Marker = plot.DefaultTicks{}
+	if len(xs) <= 12 {
+		p.X.Tick.Marker = valueTicks(xs, func(x float64) string { return axisValue(ax, x) }, false)
+	}
+	var zeroAt []string // the x values where some value of 0 is left out
+	for _, x := range xs {
+		if logY && slices.ContainsFunc(curves, func(c curve) bool {
+			i := slices.Index(c.xs, x)
+			return i >= 0 && c.vs[i] <= 0
+		}) {
+			zeroAt = append(zeroAt, axisValue(ax, x))
 		}
-		p.Legend.Add(fmt.Sprintf("values of 0 (at %s = %s) not shown on the log axis", ax.Name, strings.Join(at, ", ")), blank{})
+	}
+	if len(zeroAt) > 0 {
+		p.Legend.Add(fmt.Sprintf("values of 0 (at %s = %s) not shown on the log axis", ax.Name, strings.Join(zeroAt, ", ")), blank{})
 	}
 	return newStack(17*vg.Centimeter, 13*vg.Centimeter, "", p), nil
-}
-
-// sweptTicks label a line plot's x axis at each swept value.
-type sweptTicks struct {
-	a  stats.Axis
-	xs []float64
-}
-
-// Ticks implements plot.Ticker.
-func (t sweptTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ticks []plot.Tick
-	for _, x := range t.xs {
-		ticks = append(ticks, plot.Tick{Value: x, Label: axisValue(t.a, x)})
-	}
-	return ticks
 }
 
 // errorPoints are a strategy's estimates with their intervals as error bars.
@@ -428,11 +387,6 @@ func (cs colourScale) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, plot.Tick{Value: float64(k), Label: label})
 	}
 	return ticks
-}
-
-func heatMaps(w io.Writer, s stats.Sweep, ext string, ownScales bool) error {
-	f := newHeatFigure(s, ownScales)
-	return f.encode(w, ext, 0, len(f.panels), true)
 }
 
 // heatFigure is a sweep's heat maps: a panel and colour scale a strategy.
@@ -556,7 +510,7 @@ func heatPalette(cs colourScale) palette.ColorMap {
 }
 
 func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
-	ax, ay := s.Swept[0], s.Swept[1]
+	ax, ay := s.AxisList()[s.Swept[0]], s.AxisList()[s.Swept[1]]
 	g := grid{cols: len(pn.xs), rows: len(pn.ys), z: make([]float64, len(pn.xs)*len(pn.ys))}
 	pal := heatPalette(cs)
 	var labels plotter.XYLabels
@@ -566,7 +520,6 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 			v := pn.v[c][r]
 			g.z[r*g.cols+c] = cs.coord(v)
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(r)})
-			ink := color.Color(color.Black)
 			switch {
 			case math.IsNaN(v): // no job to take the time of: an empty cell
 				labels.Labels = append(labels.Labels, "-")
@@ -575,28 +528,42 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 			default:
 				labels.Labels = append(labels.Labels, sigDigits(v, 2)+cs.unit)
 			}
-			if bg, err := pal.At(math.Min(math.Max(cs.coord(v), cs.lo), cs.hi)); err == nil && !math.IsNaN(v) && luminance(bg) < 0.45 {
-				ink = color.White
+			ink := color.Color(color.Black)
+			if !math.IsNaN(v) {
+				ink = inkOn(pal, math.Min(math.Max(cs.coord(v), cs.lo), cs.hi))
 			}
 			styles = append(styles, gtext.Style{Color: ink, Font: font.From(plot.DefaultFont, vg.Points(8)),
 				XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler})
 		}
 	}
+	p := heatPlot(fmt.Sprintf("%s (%s)", strategyLabels(s)[k], cs.note), g, pal, labels, styles)
+	p.X.Label.Text, p.Y.Label.Text = ax.Label, ay.Label
+	p.X.Tick.Marker = valueTicks(pn.xs, func(v float64) string { return axisValue(ax, v) }, true)
+	p.Y.Tick.Marker = valueTicks(pn.ys, func(v float64) string { return axisValue(ay, v) }, true)
+	return p
+}
+
+// heatPlot is a heat map of g in pal's colours under title, its cells labelled in styles.
+func heatPlot(title string, g grid, pal palette.ColorMap, labels plotter.XYLabels, styles []gtext.Style) *plot.Plot {
 	h := plotter.NewHeatMap(g, pal.Palette(256))
 	h.Min, h.Max = pal.Min(), pal.Max()
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s (%s)", strategyLabels(s)[k], cs.note)
+	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = s.AxisList()[ax].Label
-	p.Y.Label.Text = s.AxisList()[ay].Label
-	p.X.Tick.Marker = valueTicks(s.AxisList()[ax], pn.xs)
-	p.Y.Tick.Marker = valueTicks(s.AxisList()[ay], pn.ys)
 	p.Add(h)
 	if l, err := plotter.NewLabels(labels); err == nil {
 		l.TextStyle = styles
 		p.Add(l)
 	}
 	return p
+}
+
+// inkOn is the colour a label reads in on pal's colour at v: white on a dark one.
+func inkOn(pal palette.ColorMap, v float64) color.Color {
+	if bg, err := pal.At(v); err == nil && luminance(bg) < 0.45 {
+		return color.White
+	}
+	return color.Black
 }
 
 // sigDigits formats x with n significant digits in plain decimals.
@@ -608,11 +575,14 @@ func sigDigits(x float64, n int) string {
 	return strconv.FormatFloat(r, 'f', max(0, n-1-int(math.Floor(math.Log10(math.Abs(r))))), 64)
 }
 
-// valueTicks labels each cell with its swept value.
-func valueTicks(a stats.Axis, vs []float64) plot.ConstantTicks {
+// valueTicks label vs, each at its index (a heat map's cells) or at itself.
+func valueTicks(vs []float64, label func(float64) string, atIndex bool) plot.ConstantTicks {
 	ticks := make(plot.ConstantTicks, len(vs))
 	for i, v := range vs {
-		ticks[i] = plot.Tick{Value: float64(i), Label: axisValue(a, v)}
+		ticks[i] = plot.Tick{Value: v, Label: label(v)}
+		if atIndex {
+			ticks[i].Value = float64(i)
+		}
 	}
 	return ticks
 }

@@ -22,8 +22,8 @@ func numberColumns(n, left int) []alignment {
 	return align
 }
 
-// terminalText is s with every control rune and non-UTF-8 byte as its Go escape.
-func terminalText(s string) string {
+// Escaped is s with every control character and non-UTF-8 byte as its Go escape.
+func Escaped(s string) string {
 	if utf8.ValidString(s) && strings.IndexFunc(s, stats.IsControl) < 0 {
 		return s
 	}
@@ -44,18 +44,15 @@ func terminalText(s string) string {
 	return b.String()
 }
 
-// Escaped is s with every control character and non-UTF-8 byte as its Go escape.
-func Escaped(s string) string { return terminalText(s) }
-
 // markdownReplacer escapes what would end a markdown cell or read as html or a link.
 var markdownReplacer = strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "](", `\](`)
 
 // markdownText is s as markdown text, escaped to read as written in a cell.
-func markdownText(s string) string { return markdownReplacer.Replace(terminalText(s)) }
+func markdownText(s string) string { return markdownReplacer.Replace(Escaped(s)) }
 
 // tableTitle is a table's title, bold in markdown, else wrapped to the width.
 func tableTitle(title string, st tableStyle) string {
-	escape := terminalText
+	escape := Escaped
 	if st.markdown {
 		escape = markdownText
 	}
@@ -91,5 +88,5 @@ func tableCaption(text string, st tableStyle) string {
 	if st.markdown {
 		return "\n" + markdownText(text)
 	}
-	return strings.Join(wrapWords(terminalText(text), st.width), "\n")
+	return strings.Join(wrapWords(Escaped(text), st.width), "\n")
 }

@@ -154,8 +154,8 @@ func (r WorkersReport) report() kindReport[fleetdata.WorkersRow] {
 		}, series: pointRows(r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) }), page: r.html}
 }
 
-// workersJobsColumns is how many headers the page's first table holds, to fit the page.
-const workersJobsColumns = 9
+// workersJobsColumns is how many columns the page's first table holds, to fit the page.
+const workersJobsColumns = 10
 
 // html writes the workers' runs as one page: what ran them, the plot and two tables.
 func (r WorkersReport) html(w io.Writer) error {
@@ -170,16 +170,10 @@ func (r WorkersReport) html(w io.Writer) error {
 		p.params = append(p.params, g.Name+": "+describeGraph(g))
 	}
 	mean := " figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."
-	header := workersColumns.header()
-	jobs := pageTable{heading: "The runs' jobs, means over replicates with 95% intervals", header: header[:workersJobsColumns],
-		howTo: "A row a run. Each" + mean}
-	times := pageTable{heading: "The runs' backlog, drain and completion times", header: append([]string{header[0]}, header[workersJobsColumns:]...),
-		howTo: "A row a run. " + drainCaption + " Each other" + mean}
-	for i, row := range r.Rows {
-		c := workersColumns.pageCells(row, i)
-		jobs.rows = append(jobs.rows, pageRow{cells: c[:workersJobsColumns]})
-		times.rows = append(times.rows, pageRow{cells: append([]pageCell{c[0]}, c[workersJobsColumns:]...)})
-	}
+	jobs := workersColumns[:workersJobsColumns].pageTable("The runs' jobs, means over replicates with 95% intervals",
+		"A row a run. Each"+mean, r.Rows, 0)
+	times := append(workersColumns[:1:1], workersColumns[workersJobsColumns:]...).pageTable("The runs' backlog, drain and completion times",
+		"A row a run. "+drainCaption+" Each other"+mean, r.Rows, 0)
 	p.tables = []pageTable{jobs, times}
 	return writeFigured(w, p)(newWorkersFigure(r))
 }

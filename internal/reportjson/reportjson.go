@@ -96,22 +96,19 @@ func Row(row *stats.Row, r stats.Report) []Field {
 		}
 	}
 	if row.Expected != nil {
-		for _, m := range stats.Metrics() {
-			x := m.Expected(*row.Expected)
+		expected := func(m stats.Metric, e stats.Expected) {
 			var zv any // null when undefined
-			if zs, ok := m.Z(c, *row.Expected); ok {
+			if zs, ok := m.Z(c, e); ok {
 				zv = zs
 			}
-			f = append(f, Field{"expected_" + m.Name, x}, Field{"z_" + m.Name, zv})
+			f = append(f, Field{"expected_" + m.Name, m.Expected(e)}, Field{"z_" + m.Name, zv})
+		}
+		for _, m := range stats.Metrics() {
+			expected(m, *row.Expected)
 		}
 		if len(r.Watched) > 1 {
 			for k, w := range Watched(r) {
-				m, e := WatchedMetric(row, k, w)
-				var zv any
-				if zs, ok := m.Z(c, e); ok {
-					zv = zs
-				}
-				f = append(f, Field{"expected_" + m.Name, m.Expected(e)}, Field{"z_" + m.Name, zv})
+				expected(WatchedMetric(row, k, w))
 			}
 		}
 	}
