@@ -307,10 +307,16 @@ func decodeStep(zero any, n *yaml.Node) (any, error) {
 		err := n.Decode(&b)
 		return b, err
 	case *backoff.Schedule: // read as the queue's backoff.policy, base and cap
+		var b queueFile
+		if n.Kind == yaml.AliasNode { // as yaml decodes an alias: its anchor's node, null as nothing given
+			n = n.Alias
+		}
+		if n.ShortTag() == "!!null" {
+			return &b, nil
+		}
 		if n.Kind != yaml.MappingNode {
 			return nil, notA(n, "scenario.backoffFile")
 		}
-		var b queueFile
 		return &b, b.read(n, "backoff.", "")
 	}
 	return nil, &fieldError{n.Line, n.Column, fmt.Sprintf("a scenario file cannot give a setting of type %T", zero)}
