@@ -53,7 +53,7 @@ func Keys() []Key {
 	var refs []Key
 	for _, k := range scenario.Keys() {
 		r := Key{Key: k}
-		r.Doc = flagval.FlagWords(k.Doc) // the settings it names, as flags
+		r.Doc = flagval.FlagWords(k.Doc)      // the settings it names, as flags
 		r.Section = referenceSections[0].name // the job's, but for a key of the later sections
 		for i, prefix := range []string{"steps", "queue", "fleet", "graph"} {
 			if strings.HasPrefix(k.Path, prefix) {
