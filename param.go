@@ -85,51 +85,20 @@ func fieldNames(queue, numeric bool) []string {
 	return names
 }
 
-// stepSettings are the named settings of a step, in order.
-func stepSettings(ps []decl.StepSetting) []setting {
-	var out []setting
-	for _, p := range ps {
-		if p.Name == "" {
-			continue
-		}
-		f := kindField(p.Kind, p.Min, p.Max)
-		f.put = func(st *provider.Step, _ *delivery.Config, v any) bool { return p.Set(st, v) }
-		f.get = func(st *provider.Step, _ *delivery.Config) any { return p.Get(*st) }
-		f.zero, f.usage = p.Get(provider.Step{}), p.Doc
-		f.lossy, f.timed, f.stepOnly = p.Lossy, p.Timed, p.OneStep
-		out = append(out, setting{name: p.Name, field: f})
-	}
-	return out
-}
-
-// kindField is a field of kind with its sweep spec; a whole number is bounded by lo and hi.
-func kindField(kind enum.Kind, lo, hi int) field {
-	var f field
-	switch kind {
-	case enum.Probability:
-		f.spec, f.from = probabilitySpec, func(v float64) any { return v }
-	case enum.Duration:
-		f.spec, f.from = durationSpec, func(v float64) any { return seconds(v) }
-	case enum.Latency: // a fixed one: a sweep's value is one number
-		f.spec, f.from = durationSpec, func(v float64) any { return provider.Latency{Median: seconds(v)} }
-	case enum.Whole:
-		f.spec, f.from = &sweep.Spec{Kind: sweep.Whole, Min: float64(lo), Max: float64(hi)}, func(v float64) any { return int(v) }
-	}
-	return f
-}
-
 // settingTable declares every setting of a step, then of the queue, in the order reports list them:
 // Settings, Override, lookupParam, the command's flags and Unread read it.
-var settingTable = append(stepSettings(decl.StepSettings()), queueSettings(decl.Settings[delivery.Config]())...)
-
-// queueSettings are the settings of ds under queue.
-func queueSettings(ds []decl.Setting[delivery.Config]) []setting {
+var settingTable = func() []setting {
 	var out []setting
-	for _, d := range ds {
-		f := kindField(d.Kind, d.Min, d.Max)
-		f.put = func(_ *provider.Step, q *delivery.Config, v any) bool { return d.Set(q, v) }
-		f.get = func(_ *provider.Step, q *delivery.Config) any { return d.Get(*q) }
-		f.zero, f.usage, f.timed = d.Get(delivery.Config{}), d.Doc, true
+	for _, p := range decl.StepSettings() {
+		if p.Name != "" {
+			f := fieldOf(p.Setting, func(st *provider.Step, _ *delivery.Config) *provider.Step { return st })
+			f.lossy, f.timed, f.stepOnly = p.Lossy, p.Timed, p.OneStep
+			out = append(out, setting{name: p.Name, field: f})
+		}
+	}
+	for _, d := range decl.Settings[delivery.Config]() {
+		f := fieldOf(d, func(_ *provider.Step, q *delivery.Config) *delivery.Config { return q })
+		f.timed = true
 		s := setting{name: "queue." + d.Name, field: f}
 		if d.Key != d.Name {
 			s.key = "queue." + d.Key
@@ -137,6 +106,26 @@ func queueSettings(ds []decl.Setting[delivery.Config]) []setting {
 		out = append(out, s)
 	}
 	return out
+}()
+
+// fieldOf is the field s declares in what at points to (the step or the queue), with its sweep spec
+// by its kind; a whole number is bounded by its Min and Max.
+func fieldOf[C any](s decl.Setting[C], at func(st *provider.Step, q *delivery.Config) *C) field {
+	var zero C
+	f := field{zero: s.Get(zero), usage: s.Doc,
+		put: func(st *provider.Step, q *delivery.Config, v any) bool { return s.Set(at(st, q), v) },
+		get: func(st *provider.Step, q *delivery.Config) any { return s.Get(*at(st, q)) }}
+	switch s.Kind {
+	case enum.Probability:
+		f.spec, f.from = probabilitySpec, func(v float64) any { return v }
+	case enum.Duration:
+		f.spec, f.from = durationSpec, func(v float64) any { return seconds(v) }
+	case enum.Latency: // a fixed one: a sweep's value is one number
+		f.spec, f.from = durationSpec, func(v float64) any { return provider.Latency{Median: seconds(v)} }
+	case enum.Whole:
+		f.spec, f.from = &sweep.Spec{Kind: sweep.Whole, Min: float64(s.Min), Max: float64(s.Max)}, func(v float64) any { return int(v) }
+	}
+	return f
 }
 
 // DefaultScenario is the sign-up at the settings' defaults (p_fail 0.01, lost_reply 0.005), the

@@ -75,12 +75,9 @@ type EntryParam[E any] struct {
 // EntryParams lists an entry's settings in their table's order, a fresh slice.
 func EntryParams[E any]() []EntryParam[E] { return Table[EntryParam[E]]() }
 
-// GraphParam is one setting of a graph G (a fleet.Graph) itself, as
-// EntryParam; Field is a *string, a *time.Duration or a *bool.
-type GraphParam[G any] struct {
-	Key, Doc, Type, Default, Bounds, Example string
-	Field                                    func(g *G) any
-}
+// GraphParam is one setting of a graph G (a fleet.Graph) itself, declared
+// as an entry's; Field is a *string, a *time.Duration or a *bool.
+type GraphParam[G any] = EntryParam[G]
 
 // GraphParams lists a graph's own settings in their table's order, a fresh slice.
 func GraphParams[G any]() []GraphParam[G] { return Table[GraphParam[G]]() }

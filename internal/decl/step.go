@@ -9,18 +9,16 @@ import (
 )
 
 // StepSetting is one setting of a step, declared once: shard files, scenario
-// files, their reference, Override and sweeps all read it.
+// files, their reference, Override and sweeps all read it. Its Name is as
+// Override takes it, over every step (p_fail) or one (steps[STEP].attempts),
+// empty when no name sets it; its Doc names its argument in backquotes,
+// empty for a one-step setting; its Get is nil where the step keeps the run's.
 type StepSetting struct {
-	// Name is the setting's name as Override takes it, over every step
-	// (p_fail) or one (steps[STEP].attempts); empty when no name sets it.
-	Name string
+	Setting[provider.Step]
 	// ShardKey is its key in a shard file's model.steps and a scenario
 	// file's step; a latency adds _ns and _p99_ns in a shard.
 	ShardKey string
 	Echo     string // its key where outputs echo the steps; empty for none
-	Doc      string // its argument's name in backquotes; empty for a one-step setting
-	Kind     enum.Kind
-	Min, Max int // bound a whole number
 	// Lossy: only a step that can lose its reply has it. Timed: only the
 	// delivery model reads it. OneStep: given for one step only.
 	Lossy, Timed, OneStep bool
@@ -28,8 +26,6 @@ type StepSetting struct {
 	// on (lost_reply turns can_lose_reply on), no key of its own.
 	SetBy string
 	File  StepKeyDoc
-	get   func(st provider.Step) any
-	set   func(st *provider.Step, v any) bool
 }
 
 // StepKeyDoc documents a step's setting as a scenario file's key; Type and
@@ -38,26 +34,9 @@ type StepKeyDoc struct {
 	Type, Default, Bounds, Doc, Example string
 }
 
-// Get is the setting's value in st, of the field's own type (a nil pointer
-// where the step keeps the run's).
-func (s StepSetting) Get(st provider.Step) any { return s.get(st) }
-
-// Set sets the setting in st to v, reporting false for a value of another type.
-func (s StepSetting) Set(st *provider.Step, v any) bool { return s.set(st, v) }
-
 // stepSetting declares the setting of a step that where points to.
 func stepSetting[T any](shardKey string, where func(st *provider.Step) *T) StepSetting {
-	return StepSetting{
-		ShardKey: shardKey,
-		get:      func(st provider.Step) any { return *where(&st) },
-		set: func(st *provider.Step, v any) bool {
-			x, ok := v.(T)
-			if ok {
-				*where(st) = x
-			}
-			return ok
-		},
-	}
+	return StepSetting{Setting: New("", "", 0, where, func(T) error { return nil }), ShardKey: shardKey}
 }
 
 // echoed is s echoed under key.

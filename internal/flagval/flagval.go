@@ -404,11 +404,12 @@ type Group struct {
 	Flags []string
 }
 
-// PrintGroups lists fs's flags as PrintFlags does, under the headings of
-// groups when groups is not nil.
+// PrintGroups lists fs's flags as flag.PrintDefaults does, but naming a
+// default only when it says something and wrapping usages to width, under
+// the headings of groups when groups is not nil.
 func PrintGroups(w io.Writer, fs *flag.FlagSet, groups []Group, width int) {
 	if groups == nil {
-		PrintFlags(w, fs, width)
+		fs.VisitAll(func(f *flag.Flag) { printFlag(w, f, width) })
 		return
 	}
 	listed := map[string]bool{}
@@ -434,13 +435,7 @@ func PrintGroups(w io.Writer, fs *flag.FlagSet, groups []Group, width int) {
 	}
 }
 
-// PrintFlags lists fs's flags as flag.PrintDefaults does, but naming a
-// default only when it says something and wrapping usages to width.
-func PrintFlags(w io.Writer, fs *flag.FlagSet, width int) {
-	fs.VisitAll(func(f *flag.Flag) { printFlag(w, f, width) })
-}
-
-// printFlag lists f as PrintFlags does, nothing for a flag not Listed.
+// printFlag lists f as PrintGroups does, nothing for a flag not Listed.
 func printFlag(w io.Writer, f *flag.Flag, width int) {
 	if !Listed(f) {
 		return // the command's intro lists its old names

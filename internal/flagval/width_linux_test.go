@@ -84,7 +84,7 @@ func TestHelpWrapsToTheTerminal(t *testing.T) {
 			t.Fatal("-help: no HelpError")
 		}
 		var b bytes.Buffer
-		PrintFlags(&b, fs, helpWidth(tty))
+		PrintGroups(&b, fs, nil, helpWidth(tty))
 		widest, words := 0, []string{}
 		for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")[1:] {
 			rest, ok := strings.CutPrefix(line, "    \t")

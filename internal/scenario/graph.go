@@ -158,17 +158,21 @@ func (r *graphReader) time(v *yaml.Node, path string) (time.Duration, error) {
 	return d, nil
 }
 
-// entrySetting reads v into setting p of entry en; fleet.Graph.Check
-// holds it to its bounds.
-func (r *graphReader) entrySetting(p decl.EntryParam[fleet.Entry], v *yaml.Node, path string, en *fleet.Entry) error {
-	switch d := p.Field(en).(type) {
+// value reads v into field, a setting of the graph or of an entry: a
+// *string (a name), a *time.Duration, a *bool, a *float64 (a
+// probability), an *int, or one of names read as text, a what.
+func (r *graphReader) value(field any, v *yaml.Node, path, what string, names []string) error {
+	var err error
+	switch d := field.(type) {
+	case *string:
+		*d, err = r.text(v, path)
+	case *time.Duration:
+		*d, err = r.time(v, path)
+	case *bool:
+		*d, err = r.flag(v, path)
 	case *float64:
 		if v.Kind != yaml.ScalarNode || v.Decode(d) != nil || !(*d >= 0 && *d <= 1) {
 			return r.fail(v, path, fmt.Sprintf("%q is not a probability from 0 to 1", v.Value))
-		}
-	case *bool, *time.Duration:
-		if err := r.graphSetting(d, v, path); err != nil {
-			return err
 		}
 	case *int:
 		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(d) != nil {
@@ -176,15 +180,12 @@ func (r *graphReader) entrySetting(p decl.EntryParam[fleet.Entry], v *yaml.Node,
 		}
 	case encoding.TextUnmarshaler:
 		if v.Kind != yaml.ScalarNode || d.UnmarshalText([]byte(v.Value)) != nil {
-			return r.fail(v, path, fmt.Sprintf("%q is not %s (want one of %s)", v.Value, p.Type, strings.Join(p.Names, ", ")))
+			return r.fail(v, path, fmt.Sprintf("%q is not %s (want one of %s)", v.Value, what, strings.Join(names, ", ")))
 		}
 	default:
-		panic("scenario: decl.EntryParam[fleet.Entry] " + p.Key + " has a field of a type the graph reader does not read")
+		panic("scenario: the graph setting " + path + " has a field of a type the graph reader does not read")
 	}
-	if p.Sets != nil {
-		p.Sets(en)
-	}
-	return nil
+	return err
 }
 
 // entrySettings reads an entry's settings from its mapping's values ev into
@@ -199,8 +200,11 @@ func (r *graphReader) entrySettings(ev map[string]*yaml.Node, path string, en *f
 		if p.Needs != "" && ev[p.Needs] == nil {
 			return r.fail(v, path+"."+p.Key, fmt.Sprintf("needs %s.%s: without it, it does nothing", path, p.Needs))
 		}
-		if err := r.entrySetting(p, v, path+"."+p.Key, en); err != nil {
+		if err := r.value(p.Field(en), v, path+"."+p.Key, p.Type, p.Names); err != nil {
 			return err
+		}
+		if p.Sets != nil {
+			p.Sets(en)
 		}
 	}
 	for _, p := range params {
@@ -359,22 +363,6 @@ func keysOf(path string) []string {
 	return keys
 }
 
-// graphSetting reads v into field, a setting of the graph itself.
-func (r *graphReader) graphSetting(field any, v *yaml.Node, path string) error {
-	var err error
-	switch d := field.(type) {
-	case *string:
-		*d, err = r.text(v, path)
-	case *time.Duration:
-		*d, err = r.time(v, path)
-	case *bool:
-		*d, err = r.flag(v, path)
-	default:
-		panic("scenario: decl.GraphParam[fleet.Graph] " + path + " has a field of a type the graph reader does not read")
-	}
-	return err
-}
-
 // graphSection reads the graph mapping n of the file called name over
 // fleet.DefaultConfig, refusing at its line what fleet.Graph.Check refuses.
 func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
@@ -387,7 +375,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	g := fleet.Graph{Name: "graph", Duration: def.Duration, Net: def.Net}
 	for _, p := range decl.GraphParams[fleet.Graph]() { // in their order, so a file with two wrong gets one error
 		if v := vals[p.Key]; v != nil {
-			if err := r.graphSetting(p.Field(&g), v, "graph."+p.Key); err != nil {
+			if err := r.value(p.Field(&g), v, "graph."+p.Key, p.Type, nil); err != nil {
 				return nil, err
 			}
 		}

@@ -77,12 +77,7 @@ func stepKeyDocs() []Key {
 		var parts []Key
 		switch s.Get(provider.Step{}).(type) {
 		case provider.Latency:
-			parts = []Key{
-				{Path: k.Path + ".median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: k.ReadBy, Example: "20ms",
-					Doc: "the lognormal latency's median"},
-				{Path: k.Path + ".p99", Type: "duration", Default: "0s (every call takes the median)", Bounds: durationBounds + ", at least the median", ReadBy: k.ReadBy, Example: "200ms",
-					Doc: "the lognormal latency's 99th percentile"},
-			}
+			parts = latencyParts(k.Path, k.ReadBy, "latency", "every call takes the median", "20ms", "200ms")
 		case *backoff.Schedule:
 			for _, part := range []struct{ key, example string }{{"policy", "exponential"}, {"base", "100ms"}, {"cap", "2s"}} {
 				setting := "queue.backoff"
@@ -244,8 +239,8 @@ func queueKeyDocs() []Key {
 			continue
 		}
 		keys = append(keys, k)
-		if s.Kind == enum.Latency {
-			keys = append(keys, latencyParts[s.Key]...)
+		if s.Kind == enum.Latency { // queue.repeat_delay
+			keys = append(keys, latencyParts(k.Path, ReadByDelivery, "delay", "every copy comes after the median", "2s", "60s")...)
 		}
 	}
 	for _, m := range queueMappings {
@@ -255,14 +250,15 @@ func queueKeyDocs() []Key {
 	return keys
 }
 
-// latencyParts document the median and p99 of the queue's latencies.
-var latencyParts = map[string][]Key{
-	"repeat_delay": {
-		{Path: "queue.repeat_delay.median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: ReadByDelivery, Example: "2s",
-			Doc: "the lognormal delay's median"},
-		{Path: "queue.repeat_delay.p99", Type: "duration", Default: "0s (every copy comes after the median)", Bounds: durationBounds + ", at least the median", ReadBy: ReadByDelivery, Example: "60s",
-			Doc: "the lognormal delay's 99th percentile"},
-	},
+// latencyParts document the median and p99 of the lognormal noun (latency,
+// delay) at path, none saying what no p99 means.
+func latencyParts(path, readBy, noun, none, median, p99 string) []Key {
+	return []Key{
+		{Path: path + ".median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: readBy, Example: median,
+			Doc: "the lognormal " + noun + "'s median"},
+		{Path: path + ".p99", Type: "duration", Default: "0s (" + none + ")", Bounds: durationBounds + ", at least the median", ReadBy: readBy, Example: p99,
+			Doc: "the lognormal " + noun + "'s 99th percentile"},
+	}
 }
 
 // queueMappings document the queue's mappings of settings.

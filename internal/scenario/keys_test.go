@@ -21,7 +21,7 @@ import (
 // list) or a yaml.Node (the fleet section) as one key, the queue
 // section's keys as it reads them, from decl.Settings[delivery.Config], and a step's as
 // it reads them: its name and each setting of decl.StepSettings, a
-// backoff's keys by backoffFile's tags.
+// backoff's keys as the queue's backoff.
 func readerPaths(t reflect.Type, prefix string) []string {
 	var paths []string
 	for i := range t.NumField() {
@@ -49,8 +49,12 @@ func readerPaths(t reflect.Type, prefix string) []string {
 					continue
 				}
 				paths = append(paths, path+"[]."+s.ShardKey)
-				if _, ok := s.Get(provider.Step{}).(*backoff.Schedule); ok {
-					paths = append(paths, readerPaths(reflect.TypeFor[backoffFile](), path+"[]."+s.ShardKey+".")...)
+				if _, ok := s.Get(provider.Step{}).(*backoff.Schedule); ok { // read as the queue's backoff
+					for _, q := range decl.Settings[delivery.Config]() {
+						if key, ok := strings.CutPrefix(q.Key, "backoff."); ok {
+							paths = append(paths, path+"[]."+s.ShardKey+"."+key)
+						}
+					}
 				}
 			}
 			continue

@@ -306,10 +306,18 @@ func decodeStep(zero any, n *yaml.Node) (any, error) {
 		var b bool
 		err := n.Decode(&b)
 		return b, err
-	case *backoff.Schedule:
-		var b backoffFile
-		err := n.Decode(&b)
-		return &b, err
+	case *backoff.Schedule: // read as the queue's backoff.policy, base and cap
+		var b queueFile
+		if n.Kind == yaml.AliasNode { // as yaml decodes an alias: its anchor's node, null as nothing given
+			n = n.Alias
+		}
+		if n.ShortTag() == "!!null" {
+			return &b, nil
+		}
+		if n.Kind != yaml.MappingNode {
+			return nil, notA(n, "scenario.backoffFile")
+		}
+		return &b, b.read(n, "backoff.", "")
 	}
 	return nil, &fieldError{n.Line, n.Column, fmt.Sprintf("a scenario file cannot give a setting of type %T", zero)}
 }
@@ -324,30 +332,6 @@ func notA(n *yaml.Node, typ string) error {
 		value = " `" + value + "`"
 	}
 	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: cannot unmarshal %s%s into %s", n.Line, n.ShortTag(), value, typ)}}
-}
-
-// backoffFile's base and cap are nil when left out, keeping the run's
-// default as a flag left out does; its tags name the keys it reads.
-type backoffFile struct {
-	Policy string    `yaml:"policy"`
-	Base   *duration `yaml:"base"`
-	Cap    *duration `yaml:"cap"`
-}
-
-func (b *backoffFile) UnmarshalYAML(n *yaml.Node) error {
-	return readMapping(n, "scenario.backoffFile", func(k, v *yaml.Node) (bool, error) {
-		switch k.Value {
-		case "policy":
-			return true, v.Decode(&b.Policy)
-		case "base":
-			b.Base = new(duration)
-			return true, v.Decode(b.Base)
-		case "cap":
-			b.Cap = new(duration)
-			return true, v.Decode(b.Cap)
-		}
-		return false, nil
-	})
 }
 
 // queueFile is the queue section: each key of decl.Settings[delivery.Config]
@@ -365,54 +349,34 @@ type givenValue struct {
 }
 
 func (q *queueFile) UnmarshalYAML(n *yaml.Node) error {
-	var typeErrs []string
-	if err := q.read(n, "", "a mapping of queue settings", &typeErrs); err != nil {
-		return err
-	}
-	if len(typeErrs) > 0 { // as yaml reports a field of the wrong type: the rest is still read
-		return &yaml.TypeError{Errors: typeErrs}
-	}
-	return nil
+	return q.read(n, "", "a mapping of queue settings")
 }
 
-// read reads mapping n, whose keys are under prefix (backoff.), adding a
-// wrong type's error to typeErrs; what says what n should be.
-func (q *queueFile) read(n *yaml.Node, prefix, what string, typeErrs *[]string) error {
+// read reads mapping n, whose keys are under prefix (backoff.); what says
+// what n should be.
+func (q *queueFile) read(n *yaml.Node, prefix, what string) error {
 	if n.Kind != yaml.MappingNode {
 		value := "a " + map[yaml.Kind]string{yaml.SequenceNode: "list", yaml.AliasNode: "alias"}[n.Kind]
 		if n.Kind == yaml.ScalarNode {
 			value = fmt.Sprintf("%q", n.Value)
 		}
-		*typeErrs = append(*typeErrs, fmt.Sprintf("line %d: %s is not %s", n.Line, value, what))
-		return nil
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s is not %s", n.Line, value, what)}}
 	}
 	settings := decl.Settings[delivery.Config]()
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
+	return readMapping(n, "scenario.queueFile", func(k, v *yaml.Node) (bool, error) {
 		key := prefix + k.Value
 		if j := slices.IndexFunc(settings, func(s decl.Setting[delivery.Config]) bool { return s.Key == key }); j >= 0 {
 			x, err := decodeKind(settings[j].Kind, v)
-			var te *yaml.TypeError
-			switch {
-			case errors.As(err, &te):
-				*typeErrs = append(*typeErrs, te.Errors...)
-			case err != nil:
-				return err
-			default:
+			if err == nil {
 				q.given = append(q.given, givenValue{settings[j], k.Line, x})
 			}
-			continue
+			return true, err
 		}
 		if sub := subKeys(settings, key+"."); len(sub) > 0 { // a mapping of settings: backoff
-			if err := q.read(v, key+".", "a mapping with "+andList(sub), typeErrs); err != nil {
-				return err
-			}
-			continue
+			return true, q.read(v, key+".", "a mapping with "+andList(sub))
 		}
-		// as yaml's KnownFields says it, so that located finds the key
-		*typeErrs = append(*typeErrs, fmt.Sprintf("line %d: field %s not found in type scenario.queueFile", k.Line, k.Value))
-	}
-	return nil
+		return false, nil
+	})
 }
 
 // subKeys are the keys of settings under prefix (backoff.), without it.
@@ -481,27 +445,20 @@ type Loaded struct {
 	Graph *Graph // nil when the file has no graph section
 
 	file            string
-	queueKeys       []givenKey
-	stepPolicyLines [][2]int // each step's attempts and backoff keys' lines, 0 for none
-	jobKey          string   // the file's first key that describes a job, if any
+	queueKeys       []givenValue // the queue section's, in file order
+	stepPolicyLines [][2]int     // each step's attempts and backoff keys' lines, 0 for none
+	jobKey          string       // the file's first key that describes a job, if any
 	jobLine         int
 	fleetLine       int
 	graphLine       int
 }
 
-// givenKey is a key of the queue section: its field (queue.backoff.policy),
-// the setting it gives (queue.backoff), and its line.
-type givenKey struct {
-	field, setting string
-	line           int
-}
-
 // CheckRead refuses the first key of the queue section whose setting unread
 // gives a reason for (queue.lease), as the command refuses a flag.
 func (l Loaded) CheckRead(unread func(setting string) string) error {
-	for _, k := range l.queueKeys {
-		if why := unread(k.setting); why != "" {
-			return &Error{File: l.file, Line: k.line, Field: k.field, Msg: why}
+	for _, g := range l.queueKeys {
+		if why := unread("queue." + g.setting.Name); why != "" {
+			return &Error{File: l.file, Line: g.line, Field: "queue." + g.setting.Key, Msg: why}
 		}
 	}
 	return nil
@@ -520,15 +477,6 @@ func (l Loaded) CheckStepsRead(unread func(i int) (attempts, backoff string)) er
 		}
 	}
 	return nil
-}
-
-// queueKeys lists the keys of the queue section q gives, in file order.
-func (q *queueFile) queueKeys() []givenKey {
-	var keys []givenKey
-	for _, g := range q.given {
-		keys = append(keys, givenKey{"queue." + g.setting.Key, "queue." + g.setting.Name, g.line})
-	}
-	return keys
 }
 
 // jobKeys describe a job: a file with any of them needs steps and watched.
@@ -796,13 +744,13 @@ func Parse(name string, data []byte) (Loaded, error) {
 		sc.Steps = append(sc.Steps, st)
 	}
 	if f.Queue != nil || timed {
-		q, err := f.Queue.config(name, top)
+		q, err := f.Queue.config(name, valueOf(top, "queue"), "queue")
 		if err != nil {
 			return Loaded{}, err
 		}
 		out.Queue = &q
 		if f.Queue != nil {
-			out.queueKeys = f.Queue.queueKeys()
+			out.queueKeys = f.Queue.given
 		}
 	}
 	var err error
@@ -884,8 +832,8 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 				return false, &Error{File: name, Line: g.line, Field: field(set.ShardKey), Msg: err.Error()}
 			}
 			v = &k
-		case *backoffFile:
-			pol, err := x.policy(name, valueOf(n, set.ShardKey), field(set.ShardKey))
+		case *queueFile: // a backoff's keys, over the queue's default
+			c, err := x.config(name, n, fmt.Sprintf("steps[%d]", i))
 			if err != nil {
 				return false, err
 			}
@@ -893,7 +841,7 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 				return false, &Error{File: name, Line: g.line, Field: field(set.ShardKey),
 					Msg: "with attempts 1 the step's calls are not retried, so its backoff is never waited"}
 			}
-			v = pol
+			v = &c.Backoff
 		}
 		set.Set(st, v) // of the setting's type: decodeStep read it by its zero
 		timed = timed || set.Timed && !reflect.DeepEqual(v, set.Get(provider.Step{}))
@@ -901,50 +849,21 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 	return timed, nil
 }
 
-// policy is the backoff b gives (node m, field path), a key left out the default's.
-func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.Schedule, error) {
-	pol := delivery.Defaults().Backoff
-	if b.Base != nil {
-		pol.Base = b.Base.v
-	}
-	if b.Cap != nil {
-		pol.Cap = b.Cap.v
-	}
-	if b.Policy != "" {
-		var err error
-		if pol.Kind, err = enum.Parse[backoff.Kind](b.Policy); err != nil {
-			return nil, &Error{File: name, Line: lineOf(m, "policy"), Field: path + ".policy", Msg: err.Error()}
-		}
-	}
-	baseWhy, capWhy := backoffkind.Unread(pol.Kind.String())
-	if b.Base != nil && baseWhy != "" {
-		return nil, &Error{File: name, Line: lineOf(m, "base"), Field: path + ".base", Msg: baseWhy}
-	}
-	if b.Cap != nil && capWhy != "" {
-		return nil, &Error{File: name, Line: lineOf(m, "cap"), Field: path + ".cap", Msg: capWhy}
-	}
-	var fe *schema.FieldError
-	if err := limits.Backoff(pol); errors.As(err, &fe) {
-		return nil, &Error{File: name, Line: lineOf(m, fe.Field), Field: path + "." + fe.Field, Msg: fe.Msg}
-	}
-	return &pol, nil
-}
-
-// config is the queue section (nil: the defaults) as a checked
-// delivery.Config; an empty name (store: ”) keeps its default.
-func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error) {
+// config is the queue section (nil: the defaults), or a step's backoff, as
+// a checked delivery.Config; m is the mapping holding its keys, at path
+// (queue, steps[0]). An empty name (store: ”) keeps its default.
+func (q *queueFile) config(name string, m *yaml.Node, path string) (delivery.Config, error) {
 	c := delivery.Defaults()
 	if q == nil {
 		return c, nil
 	}
-	queue := valueOf(top, "queue")
 	for _, g := range q.given {
 		text, isName := g.v.(string)
 		switch {
 		case isName && text == "":
 		case isName:
 			if err := g.setting.SetText(&c, text); err != nil {
-				return c, &Error{File: name, Line: g.line, Field: "queue." + g.setting.Key, Msg: err.Error()}
+				return c, &Error{File: name, Line: g.line, Field: path + "." + g.setting.Key, Msg: err.Error()}
 			}
 		default:
 			g.setting.Set(&c, g.v)
@@ -954,19 +873,19 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 	for _, u := range []struct{ key, why string }{{"backoff.base", baseWhy}, {"backoff.cap", capWhy}} {
 		i := slices.IndexFunc(q.given, func(g givenValue) bool { return g.setting.Key == u.key })
 		if i >= 0 && u.why != "" {
-			return c, &Error{File: name, Line: q.given[i].line, Field: "queue." + u.key, Msg: u.why}
+			return c, &Error{File: name, Line: q.given[i].line, Field: path + "." + u.key, Msg: u.why}
 		}
 	}
 	if err := c.Check(); err != nil {
 		var fe *schema.FieldError
 		if !errors.As(err, &fe) {
-			return c, &Error{File: name, Line: queue.Line, Field: "queue", Msg: err.Error()}
+			return c, &Error{File: name, Line: m.Line, Field: path, Msg: err.Error()}
 		}
-		m, key := queue, fe.Field
+		key := fe.Field
 		if parent, child, ok := strings.Cut(fe.Field, "."); ok { // backoff.base
-			m, key = valueOf(queue, parent), child
+			m, key = valueOf(m, parent), child
 		}
-		return c, &Error{File: name, Line: lineOf(m, key), Field: "queue." + fe.Field, Msg: fe.Msg}
+		return c, &Error{File: name, Line: lineOf(m, key), Field: path + "." + fe.Field, Msg: fe.Msg}
 	}
 	return c, nil
 }

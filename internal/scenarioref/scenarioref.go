@@ -53,18 +53,12 @@ func Keys() []Key {
 	var refs []Key
 	for _, k := range scenario.Keys() {
 		r := Key{Key: k}
-		r.Doc = flagval.FlagWords(k.Doc) // the settings it names, as flags
-		switch {
-		case k.Path == "steps" || strings.HasPrefix(k.Path, "steps[]"):
-			r.Section = referenceSections[1].name
-		case strings.HasPrefix(k.Path, "queue"):
-			r.Section = referenceSections[2].name
-		case strings.HasPrefix(k.Path, "fleet"):
-			r.Section = referenceSections[3].name
-		case strings.HasPrefix(k.Path, "graph"):
-			r.Section = referenceSections[4].name
-		default:
-			r.Section = referenceSections[0].name
+		r.Doc = flagval.FlagWords(k.Doc)      // the settings it names, as flags
+		r.Section = referenceSections[0].name // the job's, but for a key of the later sections
+		for i, prefix := range []string{"steps", "queue", "fleet", "graph"} {
+			if strings.HasPrefix(k.Path, prefix) {
+				r.Section = referenceSections[i+1].name
+			}
 		}
 		if s, ok := settings[k.Setting]; ok {
 			r.Doc = fileWords(flagval.FlagWords(s.Usage), "queue.")
