@@ -17,10 +17,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Formats are the outputs a search writes, in the order -format lists them.
-func Formats() []string { return []string{"table", "markdown", "json", "csv", "html"} }
-
-// Write writes the result in format, one of Formats; kind names the kind.
+// Write writes the result in format (table, markdown, json, csv or html); kind names the kind.
 func Write(w io.Writer, format, kind string, r Result) error {
 	switch format {
 	case "table":
@@ -34,7 +31,7 @@ func Write(w io.Writer, format, kind string, r Result) error {
 	case "html":
 		return render.WriteTuneHTML(w, r.report(kind))
 	}
-	return pathtext.Errorf("format", "a search writes %s, not %s", strings.Join(Formats(), ", "), format)
+	return pathtext.Errorf("format", "a search writes table, markdown, json, csv, html, not %s", format)
 }
 
 // settingsText is a candidate's settings but axis skip's: attempts=4, queue.ttl=1h.
