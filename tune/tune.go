@@ -136,10 +136,7 @@ func race(ctx context.Context, s Search, kind func(set []string) (tune.Kind, []t
 	case s.Budget < 0:
 		return Result{}, &schema.FieldError{Field: "budget", Msg: fmt.Sprintf("%d is negative; give the most work to spend, or 0 for the default", s.Budget)}
 	case s.Budget == 0:
-		is.Budget = tune.DefaultJobs
-		if b, ok := k.(interface{ Budget() int64 }); ok { // the most the runs may keep
-			is.Budget = b.Budget()
-		}
+		is.Budget = k.Budget()
 	}
 	for i, text := range s.Require {
 		r, err := tune.ParseRequirement(text)

@@ -71,8 +71,8 @@ func ParseTune(args []string, help string, stdout io.Writer) (*Tune, error) {
 // planned: a kind of the family spends, unless -budget says, its most.
 func (t *Tune) Search(k tune.Kind, axes []tune.Axis, reqs []tune.Requirement) (tune.Search, error) {
 	s := tune.Search{Objective: t.minimize, Budget: int64(t.budget), Require: reqs}
-	if t.Kind != "table" && !flagval.Given(t.FS)["budget"] {
-		s.Budget = k.(interface{ Budget() int64 }).Budget()
+	if !flagval.Given(t.FS)["budget"] {
+		s.Budget = k.Budget()
 	}
 	switch {
 	case t.minimize != "" && t.maximize != "":

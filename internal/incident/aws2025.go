@@ -29,20 +29,23 @@ const (
 // awsFleet is the replay's run with w workers and a lease of lease: a job is
 // delivered again when its lease runs out, even while a worker still does it.
 func awsFleet(name string, w int, lease time.Duration) fleet.Workers {
-	q := fleet.DefaultConfig().Client
-	q.Attempts, q.Timeout = awsTries, lease
-	step := fleet.DefaultConfig().Client
-	step.Attempts, step.Timeout = 1, 5*time.Minute
-	s := fleet.DefaultConfig().Server
-	s.Kind, s.Base, s.Slope = fleet.LatencyServer, awsBase, awsSlope
-	return fleet.Workers{Name: name, Duration: awsDuration, Net: time.Millisecond,
-		Load:  fleet.Shape{Kind: fleet.ConstantLoad, Rate: awsRate},
-		Queue: q, EntrySettings: fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true},
-		WorkerCount: w, QueueMax: limits.FleetQueue,
-		Down:         fleet.Outage{From: awsDownFrom, To: awsDownTo, Mode: fleet.Stall},
-		Steps:        []fleet.WorkerStep{{To: "droplets", Client: step}},
-		Dependencies: []fleet.Node{{Name: "droplets", Server: s}},
-	}
+	f := latencyWorkers(name, fleet.Shape{Kind: fleet.ConstantLoad, Rate: awsRate}, awsTries, lease, w, "droplets", 5*time.Minute, awsBase, awsSlope)
+	f.Duration, f.EntrySettings = awsDuration, fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true}
+	f.Down = fleet.Outage{From: awsDownFrom, To: awsDownTo, Mode: fleet.Stall}
+	return f
+}
+
+// latencyWorkers is a worker fleet of w workers taking jobs, load a second,
+// from a queue of tries deliveries under timeout; each job is one call, one
+// try under call, to dep, Brooker's latency server of base + slope a call in
+// progress; 1 ms each way, for a Duration the caller sets.
+func latencyWorkers(name string, load fleet.Shape, tries int, timeout time.Duration, w int, dep string, call, base, slope time.Duration) fleet.Workers {
+	q, step, s := fleet.DefaultConfig().Client, fleet.DefaultConfig().Client, fleet.DefaultConfig().Server
+	q.Attempts, q.Timeout = tries, timeout
+	step.Attempts, step.Timeout = 1, call
+	s.Kind, s.Base, s.Slope = fleet.LatencyServer, base, slope
+	return fleet.Workers{Name: name, Net: time.Millisecond, Load: load, Queue: q, WorkerCount: w,
+		QueueMax: limits.FleetQueue, Steps: []fleet.WorkerStep{{To: dep, Client: step}}, Dependencies: []fleet.Node{{Name: dep, Server: s}}}
 }
 
 // AWSCollapsedCalls is the calls a second that w busy workers make to

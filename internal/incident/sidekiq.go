@@ -6,7 +6,6 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetrun"
-	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // The sidekiq-480-retry-herd replay's values, every one assumed: a trickle
@@ -34,18 +33,10 @@ var (
 
 // skFleet is the replay's run with retry schedule b, w workers and a herd of herd jobs a second.
 func skFleet(name string, b backoff.Schedule, w int, herd float64) fleet.Workers {
-	q := fleet.DefaultConfig().Client
-	q.Attempts, q.Timeout, q.Backoff = skTries, fleet.NoVisibility, b
-	step := fleet.DefaultConfig().Client
-	step.Attempts, step.Timeout = 1, skTimeout
-	s := fleet.DefaultConfig().Server
-	s.Kind, s.Base, s.Slope = fleet.LatencyServer, skBase, skSlope
-	return fleet.Workers{Name: name, Duration: skDuration, Net: time.Millisecond,
-		Load:  fleet.Shape{Kind: fleet.SpikeLoad, Rate: skTrickle, Peak: herd, From: skFrom, To: skFrom + skHerdFor},
-		Queue: q, WorkerCount: w, QueueMax: limits.FleetQueue,
-		Steps:        []fleet.WorkerStep{{To: "db", Client: step}},
-		Dependencies: []fleet.Node{{Name: "db", Server: s}},
-	}
+	f := latencyWorkers(name, fleet.Shape{Kind: fleet.SpikeLoad, Rate: skTrickle, Peak: herd, From: skFrom, To: skFrom + skHerdFor},
+		skTries, fleet.NoVisibility, w, "db", skTimeout, skBase, skSlope)
+	f.Duration, f.Queue.Backoff = skDuration, b
+	return f
 }
 
 // deadJobs is the outcome that a job used up its retries.

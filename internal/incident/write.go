@@ -266,12 +266,10 @@ func (rep *Report) workersReport() render.WorkersReport {
 	return out
 }
 
-var csvHeader = []string{"incident", "run", "fix", "outcome", "replicates_with_outcome", "replicates_judged", "share", "share_lo", "share_hi", "seed"}
-
 // writeCSV writes a row a run's outcome.
 func writeCSV(w io.Writer, rep *Report) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader); err != nil {
+	if err := cw.Write([]string{"incident", "run", "fix", "outcome", "replicates_with_outcome", "replicates_judged", "share", "share_lo", "share_hi", "seed"}); err != nil {
 		return err
 	}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

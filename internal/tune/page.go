@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -30,7 +31,7 @@ func (r Result) report(kind string) render.TuneReport {
 	out.Header, out.Rows = r.table()
 	out.Settings = len(r.Search.Axes)
 	x := r.xAxis()
-	if r.metricObjective() {
+	if r.Search.objectiveAxis() < 0 {
 		pn := r.panel(x, r.Search.Objective, func(c Candidate) schema.Estimate { return c.Objective })
 		pn.Bands = r.ruledOutBands(x)
 		if len(pn.Bands) > 0 {
@@ -132,22 +133,14 @@ func (r Result) ruledOutBands(x int) [][2]float64 {
 		if !out(v) {
 			continue
 		}
-		half := func(j int) float64 {
+		half := func(j int) float64 { // 0 past an end: the values differ
 			if j < 0 || j >= len(vs) {
-				return math.NaN()
+				return 0
 			}
 			return math.Abs(vs[j]-v) / 2
 		}
-		left, right := half(i-1), half(i+1)
-		if math.IsNaN(left) {
-			left = right
-		}
-		if math.IsNaN(right) {
-			right = left
-		}
-		if math.IsNaN(left) { // a single value
-			left, right = 0.5, 0.5
-		}
+		before, after := half(i-1), half(i+1)
+		left, right := cmp.Or(before, after, 0.5), cmp.Or(after, before, 0.5) // 0.5 about a single value
 		if n := len(bands); n > 0 && bands[n-1][1] == v-left {
 			bands[n-1][1] = v + right
 			continue

@@ -103,10 +103,7 @@ func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil 
 // Judge is the requirement's verdict on e's interval, or on its value alone
 // when it has none.
 func (r Requirement) Judge(e schema.Estimate) Verdict {
-	lo, hi := e.Lo, e.Hi
-	if math.IsNaN(lo) || math.IsNaN(hi) {
-		lo, hi = e.Value, e.Value
-	}
+	lo, hi := bounds(e)
 	meets := func(x float64) bool {
 		switch r.Op {
 		case "<=":

@@ -51,6 +51,8 @@ type Kind interface {
 	// Unit names the work, plural ("jobs"); First is a candidate's first batch of it.
 	Unit() string
 	First() int64
+	// Budget is the work a search spends when it is given none.
+	Budget() int64
 	// Rows are the ids of the rows a run prints (strategies, runs).
 	Rows() []string
 	// Metrics are the columns' keys requirements and objectives may name.
@@ -181,7 +183,7 @@ func Plan(k Kind, s Search) (points []Point, cur int, extra bool, err error) {
 
 // objective reads the search's objective against k's axes and metrics.
 func (s Search) objective(k Kind) (objective, error) {
-	o := objective{axis: slices.IndexFunc(s.Axes, func(a Axis) bool { return a.Path == s.Objective }), maximize: s.Maximize}
+	o := objective{axis: s.objectiveAxis(), maximize: s.Maximize}
 	if o.axis >= 0 {
 		return o, nil
 	}
@@ -205,6 +207,11 @@ func (s Search) objective(k Kind) (objective, error) {
 		o.row = k.Rows()[0]
 	}
 	return o, nil
+}
+
+// objectiveAxis is the index of the searched setting the objective names, -1 for a metric.
+func (s Search) objectiveAxis() int {
+	return slices.IndexFunc(s.Axes, func(a Axis) bool { return a.Path == s.Objective })
 }
 
 // estimate is the objective at candidate c of pool p.

@@ -28,6 +28,7 @@ func (p *fakePool) Rows() []Row {
 
 func (fakeKind) Unit() string                       { return "units" }
 func (fakeKind) First() int64                       { return 4 }
+func (fakeKind) Budget() int64                      { return 1000 }
 func (fakeKind) Rows() []string                     { return []string{"r"} }
 func (fakeKind) Metrics() []string                  { return []string{"m"} }
 func (fakeKind) Current(axes []Axis) (Point, error) { return Point{axes[0].Values[0]}, nil }

@@ -126,6 +126,8 @@ const DefaultJobs = 100_000_000
 
 func (TableKind) First() int64 { return FirstJobs }
 
+func (TableKind) Budget() int64 { return DefaultJobs }
+
 func (k TableKind) Rows() []string { return jobapi.RowIDs(k.Sweep.Experiment.Strategies) }
 
 // Metrics are the columns of the table's csv and json with an estimate.

@@ -17,10 +17,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Formats are the outputs a search writes, in the order -format lists them.
-func Formats() []string { return []string{"table", "markdown", "json", "csv", "html"} }
-
-// Write writes the result in format, one of Formats; kind names the kind.
+// Write writes the result in format (table, markdown, json, csv or html); kind names the kind.
 func Write(w io.Writer, format, kind string, r Result) error {
 	switch format {
 	case "table":
@@ -34,7 +31,7 @@ func Write(w io.Writer, format, kind string, r Result) error {
 	case "html":
 		return render.WriteTuneHTML(w, r.report(kind))
 	}
-	return pathtext.Errorf("format", "a search writes %s, not %s", strings.Join(Formats(), ", "), format)
+	return pathtext.Errorf("format", "a search writes table, markdown, json, csv, html, not %s", format)
 }
 
 // settingsText is a candidate's settings but axis skip's: attempts=4, queue.ttl=1h.
@@ -65,16 +62,6 @@ func (r Result) objectiveName() string {
 	return "minimize " + r.Search.Objective
 }
 
-// metricObjective reports whether the objective is a metric, not a setting.
-func (r Result) metricObjective() bool {
-	for _, a := range r.Search.Axes {
-		if a.Path == r.Search.Objective {
-			return false
-		}
-	}
-	return true
-}
-
 // signed is e as a difference: +1 (exact), or +0.0123 [0.0101, 0.0145].
 func signed(e schema.Estimate) string {
 	v := strconv.FormatFloat(e.Value, 'g', 4, 64)
@@ -91,10 +78,10 @@ func signed(e schema.Estimate) string {
 func (r Result) answerLines() []string {
 	var b strings.Builder
 	judged := func(c Candidate) {
-		for _, j := range c.Judged {
-			fmt.Fprintf(&b, "  %s\n", j.short())
+		for _, j := range c.Judged { // failed_rate<=0.0001 holds: 5.484e-05 [3.195e-05, 8.78e-05] (step-samekey)
+			fmt.Fprintf(&b, "  %s %s: %s (%s)\n", j.Requirement, j.Verdict, Interval(j.Estimate), j.RowID)
 		}
-		if r.metricObjective() {
+		if r.Search.objectiveAxis() < 0 {
 			fmt.Fprintf(&b, "  %s is %s\n", r.Search.Objective, Interval(c.Objective))
 		}
 	}
@@ -104,12 +91,10 @@ func (r Result) answerLines() []string {
 		judged(best)
 		if r.RunnerUp >= 0 {
 			diff := signed(r.Diff)
-			for _, a := range r.Search.Axes {
-				if a.Path == r.Search.Objective && a.Duration { // +1h (exact)
-					diff = "+" + human.Seconds(r.Diff.Value) + " (exact)"
-					if r.Diff.Value < 0 {
-						diff = "-" + human.Seconds(-r.Diff.Value) + " (exact)"
-					}
+			if x := r.Search.objectiveAxis(); x >= 0 && r.Search.Axes[x].Duration { // +1h (exact)
+				diff = "+" + human.Seconds(r.Diff.Value) + " (exact)"
+				if r.Diff.Value < 0 {
+					diff = "-" + human.Seconds(-r.Diff.Value) + " (exact)"
 				}
 			}
 			fmt.Fprintf(&b, "  the runner-up, %s, differs in %s by %s\n", r.settingsText(r.Candidates[r.RunnerUp], -1), r.Search.Objective, diff)
@@ -136,7 +121,8 @@ func (r Result) table() (head []string, rows [][]string) {
 	for _, a := range r.Search.Axes {
 		head = append(head, a.Path)
 	}
-	if r.metricObjective() {
+	metric := r.Search.objectiveAxis() < 0
+	if metric {
 		head = append(head, r.Search.Objective)
 	}
 	for _, q := range r.Search.Require {
@@ -145,7 +131,7 @@ func (r Result) table() (head []string, rows [][]string) {
 	head = append(head, "status", r.Unit)
 	for _, c := range r.Candidates {
 		cells := r.cells(c)
-		if r.metricObjective() {
+		if metric {
 			cells = append(cells, Interval(c.Objective))
 		}
 		for _, j := range c.Judged {
@@ -176,12 +162,6 @@ func writeText(w io.Writer, r Result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// short is the verdict as the answer writes it: failed_rate<=0.0001 holds:
-// 5.484e-05 [3.195e-05, 8.78e-05] (step-samekey).
-func (j Judged) short() string {
-	return fmt.Sprintf("%s %s: %s (%s)", j.Requirement, j.Verdict, Interval(j.Estimate), j.RowID)
 }
 
 // ruledOut says how many candidates each requirement ruled out, failing or undecided.
