@@ -5,7 +5,6 @@ import (
 
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/stats"
-	"github.com/retrysim/retrysim/strategy"
 )
 
 // init sets jobapi's hooks.
@@ -38,11 +37,7 @@ func init() {
 			return p.unread
 		},
 		ScenarioFile: func(e any) *string { return &e.(*Experiment).scenarioFile },
-		RowIDs: func(strategies any) []string {
-			ids, _ := rowNames(strategies.([]strategy.Strategy))
-			return ids
-		},
-		RunSweeps: func(ctx context.Context, ss any) ([]stats.Sweep, error) { return runSweeps(ctx, ss.([]Sweep)) },
+		RunSweeps:    func(ctx context.Context, ss any) ([]stats.Sweep, error) { return runSweeps(ctx, ss.([]Sweep)) },
 		SweepPoints: func(s any) (int, error) {
 			p, err := s.(Sweep).plan()
 			return len(p.points), err

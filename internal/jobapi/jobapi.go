@@ -6,12 +6,16 @@ package jobapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // Hooks are package retrysim's functions that this package hands on.
@@ -25,7 +29,6 @@ type Hooks struct {
 	SweepUnread      func(s any) map[string]string
 	ScenarioFile     func(e any) *string
 	RunShard         func(ctx context.Context, e any, index, count int) (stats.Shard, error)
-	RowIDs           func(strategies any) []string
 	RunSweeps        func(ctx context.Context, ss any) ([]stats.Sweep, error)
 	SweepPoints      func(s any) (int, error)
 	RunSweepPoints   func(ctx context.Context, s any, lo, hi int) ([]SweepPoint, error)
@@ -75,8 +78,48 @@ func RunShard(ctx context.Context, e any, index, count int) (stats.Shard, error)
 	return hooks.RunShard(ctx, e, index, count)
 }
 
-// RowIDs are the ids of the rows a run of strategies (a []strategy.Strategy) reports.
-func RowIDs(strategies any) []string { return hooks.RowIDs(strategies) }
+// RowIDs are the ids of the rows a run of strategies reports.
+func RowIDs(strategies []strategy.Strategy) []string {
+	ids, _ := RowNames(strategies)
+	return ids
+}
+
+// RowNames are the strategies' row IDs and labels, naming the attempts of strategy.Retry values
+// that differ only in them (step-nokey-5attempts).
+func RowNames(ss []strategy.Strategy) (ids, labels []string) {
+	ids, labels = make([]string, len(ss)), make([]string, len(ss))
+	for i, s := range ss {
+		if s != nil {
+			ids[i], labels[i] = strategyID(s), s.Name()
+		}
+	}
+	for i, s := range ss {
+		r, ok := s.(strategy.Retry)
+		if !ok || r.Label != "" || !slices.ContainsFunc(ss, func(o strategy.Strategy) bool {
+			x, ok := o.(strategy.Retry)
+			return ok && x.Label == "" && x.Attempts != r.Attempts && strategyID(x) == ids[i]
+		}) {
+			continue
+		}
+		ids[i] = fmt.Sprintf("%s-%dattempts", ids[i], r.Attempts)
+		labels[i] = fmt.Sprintf("%s, %d attempts", labels[i], r.Attempts)
+	}
+	return ids, labels
+}
+
+// strategyID is a strategy's short name: scope-keys[-skip] for an unlabelled strategy.Retry, else its Name.
+func strategyID(s strategy.Strategy) string {
+	r, ok := s.(strategy.Retry)
+	if !ok || r.Label != "" {
+		return s.Name()
+	}
+	parts := []string{r.Scope.String(),
+		[...]string{schema.NoKeys: "nokey", schema.FreshKeys: "newkey", schema.SameKey: "samekey"}[r.Keys]}
+	if r.SkipFinished {
+		parts = append(parts, "skip")
+	}
+	return strings.Join(parts, "-")
+}
 
 // RunSweeps runs each sweep of ss (a []retrysim.Sweep) on one pool of the first sweep's Workers.
 func RunSweeps(ctx context.Context, ss any) ([]stats.Sweep, error) { return hooks.RunSweeps(ctx, ss) }
