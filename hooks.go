@@ -14,8 +14,6 @@ func init() {
 			r := rep.(Report)
 			return r.results(ci, expect)
 		},
-		Params:           func(e any) stats.Params { return e.(Experiment).params() },
-		UnreadStepPolicy: func(e any, i int) (string, string) { return e.(Experiment).unreadStepPolicy(i) },
 		SweepStats: func(res any) stats.Sweep {
 			r := res.(SweepResult)
 			return r.stats()

@@ -427,7 +427,7 @@ func (e Experiment) params() stats.Params {
 			par.LossyStep = sc.Steps[sc.Watched[0].Step].Name
 		}
 	}
-	par.Watched = watches(sc)
+	par.Watched = jobapi.Watches(sc)
 	for _, s := range e.Strategies {
 		if r, ok := s.(strategy.Retry); ok {
 			par.Attempts = max(par.Attempts, r.Attempts)
