@@ -39,11 +39,13 @@ func (rep Report) Params() stats.Params { return rep.params }
 // Results is jobapi.Results.
 func (rep Report) Results(ci, expect bool) stats.Report { return rep.results(ci, expect) }
 
-// Params is jobapi.Params.
+// Params are the parameters e's report echoes.
 func (e Experiment) Params() stats.Params { return e.params() }
 
-// UnreadStepPolicy is unreadStepPolicy.
-func (e Experiment) UnreadStepPolicy(i int) (attempts, backoff string) { return e.unreadStepPolicy(i) }
+// UnreadStepPolicy is jobapi.UnreadStepPolicy of e's scenario and strategies.
+func (e Experiment) UnreadStepPolicy(i int) (attempts, backoff string) {
+	return jobapi.UnreadStepPolicy(e.Scenario, e.Strategies, i)
+}
 
 // RunShard is jobapi.RunShard, what the command's shard option runs.
 func RunShard(ctx context.Context, e Experiment, index, count int) (stats.Shard, error) {

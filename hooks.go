@@ -5,7 +5,6 @@ import (
 
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/stats"
-	"github.com/retrysim/retrysim/strategy"
 )
 
 // init sets jobapi's hooks.
@@ -15,8 +14,6 @@ func init() {
 			r := rep.(Report)
 			return r.results(ci, expect)
 		},
-		Params:           func(e any) stats.Params { return e.(Experiment).params() },
-		UnreadStepPolicy: func(e any, i int) (string, string) { return e.(Experiment).unreadStepPolicy(i) },
 		SweepStats: func(res any) stats.Sweep {
 			r := res.(SweepResult)
 			return r.stats()
@@ -38,11 +35,7 @@ func init() {
 			return p.unread
 		},
 		ScenarioFile: func(e any) *string { return &e.(*Experiment).scenarioFile },
-		RowIDs: func(strategies any) []string {
-			ids, _ := rowNames(strategies.([]strategy.Strategy))
-			return ids
-		},
-		RunSweeps: func(ctx context.Context, ss any) ([]stats.Sweep, error) { return runSweeps(ctx, ss.([]Sweep)) },
+		RunSweeps:    func(ctx context.Context, ss any) ([]stats.Sweep, error) { return runSweeps(ctx, ss.([]Sweep)) },
 		SweepPoints: func(s any) (int, error) {
 			p, err := s.(Sweep).plan()
 			return len(p.points), err

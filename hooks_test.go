@@ -24,10 +24,10 @@ func TestHooks(t *testing.T) {
 	if got := jobapi.Results(rep, false, false); len(got.Rows) != 1 || got.Rows[0].Jobs != 1000 {
 		t.Errorf("Results: %d rows, %+v; want one of 1000 jobs", len(got.Rows), got.Rows)
 	}
-	if got := jobapi.Params(e); got.Jobs != 1000 || got.Attempts != 3 {
+	if got := e.Params(); got.Jobs != 1000 || got.Attempts != 3 {
 		t.Errorf("Params: %d jobs, attempts %d; want 1000, 3", got.Jobs, got.Attempts)
 	}
-	if a, b := jobapi.UnreadStepPolicy(e, 0); a != "" || b != "" {
+	if a, b := jobapi.UnreadStepPolicy(e.Scenario, e.Strategies, 0); a != "" || b != "" {
 		t.Errorf("UnreadStepPolicy(0) = %q, %q; want both read (the step sets no policy)", a, b)
 	}
 	if sh, err := jobapi.RunShard(ctx, e, 0, 1); err != nil || sh.Rows[0].Jobs != 1000 {
@@ -38,7 +38,7 @@ func TestHooks(t *testing.T) {
 	}
 	named := e
 	*jobapi.ScenarioFile(&named) = "signup.yaml"
-	if got := jobapi.Params(named); *jobapi.ScenarioFile(&named) != "signup.yaml" || got.File != "signup.yaml" || *jobapi.ScenarioFile(&e) != "" {
+	if got := named.Params(); *jobapi.ScenarioFile(&named) != "signup.yaml" || got.File != "signup.yaml" || *jobapi.ScenarioFile(&e) != "" {
 		t.Errorf("ScenarioFile: the report's file %q; want signup.yaml, and e's unchanged", got.File)
 	}
 	if defs := jobapi.Settings(); len(defs) == 0 || defs[0].Name != "p_fail" || defs[0].Default != 0.01 {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
@@ -19,24 +20,7 @@ import (
 // signupWatched are the built-in sign-up's watched steps, which its reports' json leaves out.
 func signupWatched() (provider.Scenario, []stats.Watch) {
 	sc := provider.Signup(0, 0)
-	return sc, watches(sc)
-}
-
-// watches are sc's valid watched steps as reports name them, labelled Jobs with 2+ "<step name>" by
-// default.
-func watches(sc provider.Scenario) []stats.Watch {
-	var ws []stats.Watch
-	for _, w := range sc.Watched {
-		if w.Step < 0 || w.Step >= len(sc.Steps) {
-			continue
-		}
-		label := w.Label
-		if label == "" {
-			label = fmt.Sprintf("Jobs with 2+ %q", sc.Steps[w.Step].Name)
-		}
-		ws = append(ws, stats.Watch{Step: w.Step, Name: sc.Steps[w.Step].Name, Label: label})
-	}
-	return ws
+	return sc, jobapi.Watches(sc)
 }
 
 // echoWatched reports whether the json of a report of p names its watched steps by number: not a

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
@@ -148,7 +147,7 @@ func (e Experiment) Check() error {
 		}
 	}
 	// A row a strategy: a strategy given twice would print its row twice.
-	ids, _ := rowNames(e.Strategies)
+	ids, _ := jobapi.RowNames(e.Strategies)
 	for i, id := range ids {
 		if slices.Contains(ids[:i], id) {
 			return fieldErr(fmt.Sprintf("strategies[%d]", i), "%q is listed twice", id)
@@ -242,43 +241,6 @@ func ParseStrategies(ids []string, attempts int) ([]strategy.Strategy, error) {
 		out[i] = r
 	}
 	return out, nil
-}
-
-// rowNames are the strategies' row IDs and labels, naming the attempts of strategy.Retry values
-// that differ only in them (step-nokey-5attempts).
-func rowNames(ss []strategy.Strategy) (ids, labels []string) {
-	ids, labels = make([]string, len(ss)), make([]string, len(ss))
-	for i, s := range ss {
-		if s != nil {
-			ids[i], labels[i] = strategyID(s), s.Name()
-		}
-	}
-	for i, s := range ss {
-		r, ok := s.(strategy.Retry)
-		if !ok || r.Label != "" || !slices.ContainsFunc(ss, func(o strategy.Strategy) bool {
-			x, ok := o.(strategy.Retry)
-			return ok && x.Label == "" && x.Attempts != r.Attempts && strategyID(x) == ids[i]
-		}) {
-			continue
-		}
-		ids[i] = fmt.Sprintf("%s-%dattempts", ids[i], r.Attempts)
-		labels[i] = fmt.Sprintf("%s, %d attempts", labels[i], r.Attempts)
-	}
-	return ids, labels
-}
-
-// strategyID is a strategy's short name: scope-keys[-skip] for an unlabelled strategy.Retry, else its Name.
-func strategyID(s strategy.Strategy) string {
-	r, ok := s.(strategy.Retry)
-	if !ok || r.Label != "" {
-		return s.Name()
-	}
-	parts := []string{[...]string{strategy.EachStep: "step", strategy.WholeJob: "job"}[r.Scope],
-		[...]string{schema.NoKeys: "nokey", schema.FreshKeys: "newkey", schema.SameKey: "samekey"}[r.Keys]}
-	if r.SkipFinished {
-		parts = append(parts, "skip")
-	}
-	return strings.Join(parts, "-")
 }
 
 // config is the engine's configuration of replicate r, slice sh.
@@ -399,7 +361,7 @@ func (e Experiment) newReport() Report {
 	rep.Experiment = e
 	rep.Experiment.Generator, rep.Experiment.Engine, rep.Experiment.Replicates = rep.params.RNG, rep.params.Engine, rep.params.Replicates
 	rep.Experiment.Progress = nil
-	ids, labels := rowNames(e.Strategies)
+	ids, labels := jobapi.RowNames(e.Strategies)
 	for i, s := range e.Strategies {
 		r := &rep.Rows[i] // in place: a Row's counters are 89 KB
 		r.ID, r.Label, r.steps = ids[i], labels[i], len(e.Scenario.Steps)
@@ -465,7 +427,7 @@ func (e Experiment) params() stats.Params {
 			par.LossyStep = sc.Steps[sc.Watched[0].Step].Name
 		}
 	}
-	par.Watched = watches(sc)
+	par.Watched = jobapi.Watches(sc)
 	for _, s := range e.Strategies {
 		if r, ok := s.(strategy.Retry); ok {
 			par.Attempts = max(par.Attempts, r.Attempts)

@@ -193,10 +193,10 @@ func withAttempts(strategies []strategy.Strategy, attempts int) []strategy.Strat
 	return out
 }
 
-// named are the sweep's strategies and row IDs, labelled as rowNames labels them; relabelled says
+// named are the sweep's strategies and row IDs, labelled as jobapi.RowNames labels them; relabelled says
 // whether any was.
 func (s Sweep) named() (out []strategy.Strategy, ids []string, relabelled bool) {
-	ids, labels := rowNames(s.Experiment.Strategies)
+	ids, labels := jobapi.RowNames(s.Experiment.Strategies)
 	out = slices.Clone(s.Experiment.Strategies)
 	for i, st := range out {
 		if r, ok := st.(strategy.Retry); ok && r.Label == "" && labels[i] != r.Name() {

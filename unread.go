@@ -59,34 +59,3 @@ func (e Experiment) unread() map[string]string {
 	add(cfg.RepeatP == 0, "no request is sent twice: the repeat probability is 0", "queue.repeat_delay")
 	return unread
 }
-
-// unreadStepPolicy says why e's run never reads step i's own attempts, and its own backoff, ""
-// where it does.
-func (e Experiment) unreadStepPolicy(i int) (attempts, backoff string) {
-	own := e.Scenario.Steps[i].Retry
-	var eachStep, retried bool
-	for _, s := range e.Strategies {
-		r, ok := s.(strategy.Retry)
-		if !ok {
-			return "", ""
-		}
-		if r.Scope == strategy.EachStep {
-			eachStep = true
-			retried = retried || jobsim.StepAttempts(own, r.Attempts) > 1
-		}
-	}
-	const wholeJob = "every strategy retries the whole job, which reads the run's attempts and backoff, not a step's own"
-	switch {
-	case !eachStep:
-		attempts, backoff = wholeJob, wholeJob
-	case !retried:
-		backoff = "with attempts 1 the step's calls are not retried, so its own backoff is never waited"
-	}
-	if own.Attempts == 0 {
-		attempts = ""
-	}
-	if own.Backoff == nil {
-		backoff = ""
-	}
-	return attempts, backoff
-}

@@ -290,36 +290,19 @@ var defaultIDs = []string{"step-nokey", "step-newkey", "step-samekey", "job-same
 // DefaultIDs are the article's five rows, in its order, in a fresh slice.
 func DefaultIDs() []string { return slices.Clone(defaultIDs) }
 
+// keyIDs are the key modes as strategy ids spell them.
+var keyIDs = []string{schema.NoKeys: "nokey", schema.FreshKeys: "newkey", schema.SameKey: "samekey"}
+
 // Parse builds the strategy a short name describes: scope-keys, then skip for one that
 // skips a done step, scope step or job, keys nokey, newkey or samekey (job-samekey-skip).
 func Parse(id string, attempts int) (Retry, error) {
 	parts := strings.Split(id, "-")
-	r := Retry{Attempts: attempts}
-	ok := len(parts) == 2 || len(parts) == 3 && parts[2] == "skip"
-	if ok {
-		r.SkipFinished = len(parts) == 3
-		switch parts[0] {
-		case "step":
-			r.Scope = EachStep
-		case "job":
-			r.Scope = WholeJob
-		default:
-			ok = false
-		}
-		switch parts[1] {
-		case "nokey":
-			r.Keys = schema.NoKeys
-		case "newkey":
-			r.Keys = schema.FreshKeys
-		case "samekey":
-			r.Keys = schema.SameKey
-		default:
-			ok = false
+	if len(parts) == 2 || len(parts) == 3 && parts[2] == "skip" {
+		scope, err := scopes.Parse(parts[0])
+		if keys := slices.Index(keyIDs, parts[1]); err == nil && keys >= 0 {
+			return Retry{Scope: scope, Attempts: attempts, Keys: schema.KeyMode(keys), SkipFinished: len(parts) == 3}, nil
 		}
 	}
-	if !ok {
-		return Retry{}, fmt.Errorf("unknown strategy %q (want scope-keys or scope-keys-skip, scope step or job, keys nokey, newkey or samekey: %s)",
-			id, strings.Join(defaultIDs, ", "))
-	}
-	return r, nil
+	return Retry{}, fmt.Errorf("unknown strategy %q (want scope-keys or scope-keys-skip, scope step or job, keys nokey, newkey or samekey: %s)",
+		id, strings.Join(defaultIDs, ", "))
 }

@@ -6,33 +6,37 @@ package jobapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
 
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/internal/sweep"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // Hooks are package retrysim's functions that this package hands on.
 type Hooks struct {
-	Results          func(rep any, ci, expect bool) stats.Report
-	Params           func(e any) stats.Params
-	UnreadStepPolicy func(e any, i int) (attempts, backoff string)
-	SweepStats       func(res any) stats.Sweep
-	Settings         func() []SettingDef
-	Unread           func(e any) map[string]string
-	SweepUnread      func(s any) map[string]string
-	ScenarioFile     func(e any) *string
-	RunShard         func(ctx context.Context, e any, index, count int) (stats.Shard, error)
-	RowIDs           func(strategies any) []string
-	RunSweeps        func(ctx context.Context, ss any) ([]stats.Sweep, error)
-	SweepPoints      func(s any) (int, error)
-	RunSweepPoints   func(ctx context.Context, s any, lo, hi int) ([]SweepPoint, error)
-	SweepOf          func(s any, points []SweepPoint) (stats.Sweep, error)
-	SweepShown       func(s any, name string) (stats.Axis, error)
-	SweepValue       func(s any, name string) (float64, error)
-	SweepWarning     func(s any) string
+	Results        func(rep any, ci, expect bool) stats.Report
+	Params         func(e any) stats.Params
+	SweepStats     func(res any) stats.Sweep
+	Settings       func() []SettingDef
+	Unread         func(e any) map[string]string
+	SweepUnread    func(s any) map[string]string
+	ScenarioFile   func(e any) *string
+	RunShard       func(ctx context.Context, e any, index, count int) (stats.Shard, error)
+	RunSweeps      func(ctx context.Context, ss any) ([]stats.Sweep, error)
+	SweepPoints    func(s any) (int, error)
+	RunSweepPoints func(ctx context.Context, s any, lo, hi int) ([]SweepPoint, error)
+	SweepOf        func(s any, points []SweepPoint) (stats.Sweep, error)
+	SweepShown     func(s any, name string) (stats.Axis, error)
+	SweepValue     func(s any, name string) (float64, error)
+	SweepWarning   func(s any) string
 }
 
 // hooks are the Hooks package retrysim set.
@@ -45,12 +49,53 @@ func Set(h Hooks) { hooks = h }
 // intervals in the tables when ci is.
 func Results(rep any, ci, expect bool) stats.Report { return hooks.Results(rep, ci, expect) }
 
-// Params are the parameters e's report echoes.
-func Params(e any) stats.Params { return hooks.Params(e) }
+// Watches are sc's valid watched steps as reports name them, labelled Jobs with 2+ "<step name>" by
+// default.
+func Watches(sc provider.Scenario) []stats.Watch {
+	var ws []stats.Watch
+	for _, w := range sc.Watched {
+		if w.Step < 0 || w.Step >= len(sc.Steps) {
+			continue
+		}
+		label := w.Label
+		if label == "" {
+			label = fmt.Sprintf("Jobs with 2+ %q", sc.Steps[w.Step].Name)
+		}
+		ws = append(ws, stats.Watch{Step: w.Step, Name: sc.Steps[w.Step].Name, Label: label})
+	}
+	return ws
+}
 
-// UnreadStepPolicy says why e's run never reads step i's own attempts, and its own backoff, ""
-// where it does.
-func UnreadStepPolicy(e any, i int) (attempts, backoff string) { return hooks.UnreadStepPolicy(e, i) }
+// UnreadStepPolicy says why a run of strategies on sc never reads step i's own attempts, and its
+// own backoff, "" where it does.
+func UnreadStepPolicy(sc provider.Scenario, strategies []strategy.Strategy, i int) (attempts, backoff string) {
+	own := sc.Steps[i].Retry
+	var eachStep, retried bool
+	for _, s := range strategies {
+		r, ok := s.(strategy.Retry)
+		if !ok {
+			return "", ""
+		}
+		if r.Scope == strategy.EachStep {
+			eachStep = true
+			retried = retried || jobsim.StepAttempts(own, r.Attempts) > 1
+		}
+	}
+	const wholeJob = "every strategy retries the whole job, which reads the run's attempts and backoff, not a step's own"
+	switch {
+	case !eachStep:
+		attempts, backoff = wholeJob, wholeJob
+	case !retried:
+		backoff = "with attempts 1 the step's calls are not retried, so its own backoff is never waited"
+	}
+	if own.Attempts == 0 {
+		attempts = ""
+	}
+	if own.Backoff == nil {
+		backoff = ""
+	}
+	return attempts, backoff
+}
 
 // Settings are the settings retrysim.Override takes besides steps[STEP].FIELD, in the order reports
 // list them.
@@ -75,8 +120,48 @@ func RunShard(ctx context.Context, e any, index, count int) (stats.Shard, error)
 	return hooks.RunShard(ctx, e, index, count)
 }
 
-// RowIDs are the ids of the rows a run of strategies (a []strategy.Strategy) reports.
-func RowIDs(strategies any) []string { return hooks.RowIDs(strategies) }
+// RowIDs are the ids of the rows a run of strategies reports.
+func RowIDs(strategies []strategy.Strategy) []string {
+	ids, _ := RowNames(strategies)
+	return ids
+}
+
+// RowNames are the strategies' row IDs and labels, naming the attempts of strategy.Retry values
+// that differ only in them (step-nokey-5attempts).
+func RowNames(ss []strategy.Strategy) (ids, labels []string) {
+	ids, labels = make([]string, len(ss)), make([]string, len(ss))
+	for i, s := range ss {
+		if s != nil {
+			ids[i], labels[i] = strategyID(s), s.Name()
+		}
+	}
+	for i, s := range ss {
+		r, ok := s.(strategy.Retry)
+		if !ok || r.Label != "" || !slices.ContainsFunc(ss, func(o strategy.Strategy) bool {
+			x, ok := o.(strategy.Retry)
+			return ok && x.Label == "" && x.Attempts != r.Attempts && strategyID(x) == ids[i]
+		}) {
+			continue
+		}
+		ids[i] = fmt.Sprintf("%s-%dattempts", ids[i], r.Attempts)
+		labels[i] = fmt.Sprintf("%s, %d attempts", labels[i], r.Attempts)
+	}
+	return ids, labels
+}
+
+// strategyID is a strategy's short name: scope-keys[-skip] for an unlabelled strategy.Retry, else its Name.
+func strategyID(s strategy.Strategy) string {
+	r, ok := s.(strategy.Retry)
+	if !ok || r.Label != "" {
+		return s.Name()
+	}
+	parts := []string{r.Scope.String(),
+		[...]string{schema.NoKeys: "nokey", schema.FreshKeys: "newkey", schema.SameKey: "samekey"}[r.Keys]}
+	if r.SkipFinished {
+		parts = append(parts, "skip")
+	}
+	return strings.Join(parts, "-")
+}
 
 // RunSweeps runs each sweep of ss (a []retrysim.Sweep) on one pool of the first sweep's Workers.
 func RunSweeps(ctx context.Context, ss any) ([]stats.Sweep, error) { return hooks.RunSweeps(ctx, ss) }
@@ -148,20 +233,19 @@ func CheckExpect(expect, delivery bool) error {
 	return nil
 }
 
-// sweepDefaults are the values a sweep runs of a fixed axis it leaves out, in stats.Axes order.
-var sweepDefaults = [...]float64{0.01, 0.005, 3, 1_000_000}
+// sweepAxes are a sweep's fixed axes but their names, in stats.Axes order.
+var sweepAxes = [...]SweepAxis{
+	{Usage: "`values` of the probability that a call fails", Default: 0.01, Spec: sweep.Spec{Kind: sweep.Probability}},
+	{Usage: "`values` of the probability that the welcome email's reply is lost", Default: 0.005, Spec: sweep.Spec{Kind: sweep.Probability}},
+	{Usage: "`values` of the attempts a retry allows (1 to 1000)", Default: 3, Spec: sweep.Spec{Kind: sweep.Whole, Min: 1, Max: limits.MaxAttempts}},
+	{Usage: "`values` of the jobs simulated at each point (each 1 to 10^12)", Default: 1_000_000, Spec: sweep.Spec{Kind: sweep.Whole, Min: 1, Max: limits.MaxJobs}},
+}
 
 // SweepDefault is the value a sweep runs of fixed axis i it leaves out.
-func SweepDefault(i int) float64 { return sweepDefaults[i] }
+func SweepDefault(i int) float64 { return sweepAxes[i].Default }
 
 // SweepSpec is what a sweep's fixed axis i (in stats.Axes order) accepts.
-func SweepSpec(i int) sweep.Spec { return sweepSpecs[i] }
-
-// sweepSpecs are what each fixed axis of a sweep accepts, in stats.Axes order.
-var sweepSpecs = [...]sweep.Spec{
-	{Kind: sweep.Probability}, {Kind: sweep.Probability},
-	{Kind: sweep.Whole, Min: 1, Max: limits.MaxAttempts}, {Kind: sweep.Whole, Min: 1, Max: limits.MaxJobs},
-}
+func SweepSpec(i int) sweep.Spec { return sweepAxes[i].Spec }
 
 // SweepAxis is one of a sweep's fixed axes as a command declares its flag.
 type SweepAxis struct {
@@ -182,15 +266,9 @@ func (a SweepAxis) Parse(values string) ([]float64, error) {
 
 // SweepAxes are a sweep's fixed axes, in stats.Axes order.
 func SweepAxes() []SweepAxis {
-	usage := [...]string{
-		"`values` of the probability that a call fails",
-		"`values` of the probability that the welcome email's reply is lost",
-		"`values` of the attempts a retry allows (1 to 1000)",
-		"`values` of the jobs simulated at each point (each 1 to 10^12)",
-	}
-	axes := make([]SweepAxis, len(usage))
+	axes := sweepAxes
 	for i, a := range stats.Axes() {
-		axes[i] = SweepAxis{Name: a.Name, Usage: usage[i], Default: sweepDefaults[i], Spec: sweepSpecs[i]}
+		axes[i].Name = a.Name
 	}
-	return axes
+	return axes[:]
 }

@@ -164,7 +164,7 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 	if err := r.refuseUnread(file, unread, sw.Experiment.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
 		return r, err
 	}
-	r.watched = jobapi.Params(api.Experiment{Scenario: sc}).Watched
+	r.watched = jobapi.Watches(sc)
 	if err := shardrun.CheckRequire(r.Reqs, tune.Metrics(r.watched, sw.Experiment.Delivery != nil), jobapi.RowIDs(strategies)); err != nil {
 		return r, err
 	}

@@ -92,7 +92,7 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 	if err := jobapi.CheckExpect(expect, queue != nil); err != nil {
 		return flagval.LibraryError(err)
 	}
-	if err := shardrun.CheckRequire(j.Reqs, tune.Metrics(jobapi.Params(e).Watched, queue != nil), jobapi.RowIDs(e.Strategies)); err != nil {
+	if err := shardrun.CheckRequire(j.Reqs, tune.Metrics(jobapi.Watches(e.Scenario), queue != nil), jobapi.RowIDs(e.Strategies)); err != nil {
 		return err
 	}
 	if j.Shard.Count > 0 {
@@ -185,7 +185,7 @@ func (j *jobFlags) refuseUnread(file *scenario.Loaded, unread map[string]string,
 		return ""
 	})
 	if err == nil {
-		err = file.CheckStepsRead(func(i int) (string, string) { return jobapi.UnreadStepPolicy(e, i) })
+		err = file.CheckStepsRead(func(i int) (string, string) { return jobapi.UnreadStepPolicy(e.Scenario, e.Strategies, i) })
 	}
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("-scenario %w", err))

@@ -145,7 +145,7 @@ func (k TableKind) scenario() provider.Scenario {
 
 // watched are the scenario's watched steps.
 func (k TableKind) watched() []stats.Watch {
-	return jobapi.Params(api.Experiment{Scenario: k.scenario()}).Watched
+	return jobapi.Watches(k.scenario())
 }
 
 // Current is every axis's value in the settings as given, NaN for one of no
