@@ -23,7 +23,7 @@ const crudeSeed = 0xc0de
 
 // Question is what retrysim chain asks: from collapse, the mean time to health and the
 // probability of health within Within seconds (after a spike: from empty at 0); with Split,
-// the splitting's estimate beside the exact value. Collapse names collapse ("collapse").
+// the splitting's estimate beside the exact value. Collapse is what the output calls collapse.
 type Question struct {
 	Chain    *Chain
 	Within   float64
@@ -66,7 +66,7 @@ func (q Question) Answer() (Answers, error) {
 	collapsed := md.Collapsed()
 	var a Answers
 	p0, from := ch.Point(collapsed), 0.0
-	a.From = "from " + q.collapse()
+	a.From = "from " + q.Collapse
 	if md.To > md.From {
 		p0, from, a.From = ch.Empty(), md.To, fmt.Sprintf("after the spike ends at %g s, from an empty server at 0 s", md.To)
 	}
@@ -86,27 +86,6 @@ func (q Question) Answer() (Answers, error) {
 		}
 	}
 	return a, nil
-}
-
-// collapse is what the output calls collapse.
-func (q Question) collapse() string {
-	if q.Collapse == "" {
-		return "collapse"
-	}
-	return q.Collapse
-}
-
-// CrudeEvents runs crude replicates lo to hi-1 and returns the events each took.
-func (sp *Split) CrudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
-	events := make([]int64, 0, max(0, hi-lo))
-	for r := lo; r < hi; r++ {
-		tr := fleetrun.NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
-		if _, err := tr.Run(ctx, func(at, _ float64, _ fleetdata.MarkovState) bool { return at > sp.Horizon }); err != nil {
-			return nil, err
-		}
-		events = append(events, tr.Events())
-	}
-	return events, nil
 }
 
 // Item is one splitting run's estimate and events, or a crude replicate's events (P 0):
@@ -131,16 +110,16 @@ func (q Question) RunItems(ctx context.Context, lo, hi, workers int) ([]Item, er
 	if err != nil {
 		return nil, err
 	}
-	crude, err := sp.CrudeEvents(ctx, max(lo, sp.Runs)-sp.Runs, max(hi, sp.Runs)-sp.Runs)
-	if err != nil {
-		return nil, err
-	}
 	out := make([]Item, 0, hi-lo)
 	for _, e := range ests {
 		out = append(out, Item{P: e.P, Events: e.Events})
 	}
-	for _, e := range crude {
-		out = append(out, Item{Events: e})
+	for r := max(lo, sp.Runs) - sp.Runs; r < max(hi, sp.Runs)-sp.Runs; r++ { // the crude replicates
+		tr := fleetrun.NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
+		if _, err := tr.Run(ctx, func(at, _ float64, _ fleetdata.MarkovState) bool { return at > sp.Horizon }); err != nil {
+			return nil, err
+		}
+		out = append(out, Item{Events: tr.Events()})
 	}
 	return out, nil
 }
@@ -177,7 +156,7 @@ type SplitStats struct {
 
 // Stats folds q's answers a and all its items, in order.
 func (q Question) Stats(a Answers, items []Item) Stats {
-	st := Stats{States: q.Chain.Len(), Transitions: q.Chain.Transitions(), Within: q.Within, Collapse: q.collapse(), Answers: a}
+	st := Stats{States: q.Chain.Len(), Transitions: q.Chain.Transitions(), Within: q.Within, Collapse: q.Collapse, Answers: a}
 	sp := q.Split
 	if sp == nil {
 		return st

@@ -105,7 +105,7 @@ func (c *Chain) Stationary() ([]float64, error) {
 	// Q^T pi = 0 with the last equation replaced by sum pi = 1.
 	a := newDense(n, n)
 	for _, tr := range c.trans {
-		r := tr.rate * c.factor(tr, c.Model.Rate)
+		r := tr.at(c.Model.Rate)
 		a.add(int(tr.to), int(tr.from), r)
 		a.add(int(tr.from), int(tr.from), -r)
 	}
