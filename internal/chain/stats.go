@@ -135,28 +135,23 @@ func (q Question) CheckItem(k int, it *Item) error {
 	return nil
 }
 
-// Stats are what a chain run found: the chain's size, its answers, and the splitting's.
+// Stats are what a chain run found: its question, the answers, and the splitting's runs
+// folded (Fold, with a splitting).
 type Stats struct {
-	States, Transitions int
-	Within              float64
-	Collapse            string
+	Question
 	Answers
-	Split *SplitStats
+	Fold *SplitStats
 }
 
-// SplitStats are a splitting's runs against the exact value and the crude replicates' work.
+// SplitStats are a splitting's runs, against the exact value, and the crude replicates' work.
 type SplitStats struct {
-	// Target is the orbit's size reached within Horizon seconds by Runs of Effort paths.
-	Target        int
-	Horizon       float64
-	Runs, Effort  int
 	Mean, StdErr  float64
 	Events, Crude int64 // the splittings' events, and the CrudeRuns crude replicates'
 }
 
 // Stats folds q's answers a and all its items, in order.
 func (q Question) Stats(a Answers, items []Item) Stats {
-	st := Stats{States: q.Chain.Len(), Transitions: q.Chain.Transitions(), Within: q.Within, Collapse: q.Collapse, Answers: a}
+	st := Stats{Question: q, Answers: a}
 	sp := q.Split
 	if sp == nil {
 		return st
@@ -173,21 +168,20 @@ func (q Question) Stats(a Answers, items []Item) Stats {
 		events += e.Events
 	}
 	n := float64(sp.Runs)
-	st.Split = &SplitStats{Target: sp.Levels[len(sp.Levels)-1], Horizon: sp.Horizon, Runs: sp.Runs, Effort: sp.Effort,
-		Mean: sum / n, StdErr: math.Sqrt(math.Max(0, sum2-sum*sum/n) / (n - 1) / n), Events: events, Crude: total}
+	st.Fold = &SplitStats{Mean: sum / n, StdErr: math.Sqrt(math.Max(0, sum2-sum*sum/n) / (n - 1) / n), Events: events, Crude: total}
 	return st
 }
 
 // String is what retrysim chain prints after its settings' line.
 func (st Stats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "states %d, transitions %d\n", st.States, st.Transitions)
+	fmt.Fprintf(&b, "states %d, transitions %d\n", st.Chain.Len(), st.Chain.Transitions())
 	fmt.Fprintf(&b, "mean time from %s to health: %.6g s\n", st.Collapse, st.Mean)
 	fmt.Fprintf(&b, "probability of health within %g s %s: %.6g\n", st.Within, st.From, st.Health)
-	if s := st.Split; s != nil {
-		fmt.Fprintf(&b, "probability the orbit reaches %d within %g s of an empty server: chain %.6g\n", s.Target, s.Horizon, st.Exact)
+	if sp, s := st.Split, st.Fold; s != nil {
+		fmt.Fprintf(&b, "probability the orbit reaches %d within %g s of an empty server: chain %.6g\n", sp.Levels[len(sp.Levels)-1], sp.Horizon, st.Exact)
 		fmt.Fprintf(&b, "multilevel splitting, %d runs of %d paths a level: %.4g, standard error %.2g (relative error %.3g), %d events\n",
-			s.Runs, s.Effort, s.Mean, s.StdErr, s.StdErr/s.Mean, s.Events)
+			sp.Runs, sp.Effort, s.Mean, s.StdErr, s.StdErr/s.Mean, s.Events)
 		if s.Mean > 0 && s.StdErr > 0 {
 			rel := s.StdErr / s.Mean
 			need := (1 - s.Mean) / (s.Mean * rel * rel) * float64(s.Crude) / CrudeRuns
