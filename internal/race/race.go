@@ -146,7 +146,6 @@ type Result struct {
 	raceresult.Row
 	// Reached counts first deliveries that reached the crash point: the crash rate's denominator.
 	Reached        int64
-	DatabasePath   string // when Keep
 	ChargesPerRace float64
 }
 
@@ -185,12 +184,10 @@ func measure(ctx context.Context, cfg Config, res *Result) (err error) {
 		if db != nil {
 			db.Close()
 		}
-		if cfg.Keep && err == nil {
-			res.DatabasePath = path
-			return
-		}
 		for _, f := range files {
-			os.Remove(f)
+			if !cfg.Keep || err != nil {
+				os.Remove(f)
+			}
 		}
 	}()
 	for _, f := range files { // a kept database of an earlier run in cfg.Dir
