@@ -17,25 +17,13 @@ func (c *Chain) Point(s State) []float64 {
 	return p
 }
 
-// Distribution is the chain's distribution at time t, started from p (not changed) at 0.
-func (c *Chain) Distribution(p []float64, t float64) ([]float64, error) {
-	if err := c.checkSteps(0, t, nil, 0); err != nil {
-		return nil, err
-	}
-	return c.evolve(p, 0, t, nil), nil
-}
-
 // Hit is the probability that the chain, from p0 at 0, is in r at some time in [from, to].
 func (c *Chain) Hit(p0 []float64, from, to float64, r Region) (float64, error) {
 	in := c.in(r)
 	if err := c.checkSteps(from, to, in, c.steps(0, from, nil)); err != nil {
 		return 0, err
 	}
-	p, err := c.Distribution(p0, from)
-	if err != nil {
-		return 0, err
-	}
-	return mass(c.evolve(p, from, to, in), in), nil
+	return mass(c.evolve(c.evolve(p0, 0, from, nil), from, to, in), in), nil // the check counted the steps to from
 }
 
 func mass(p []float64, in []bool) float64 {

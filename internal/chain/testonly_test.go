@@ -139,3 +139,11 @@ func (q Question) Run(ctx context.Context, workers int) (Stats, error) {
 	}
 	return q.Stats(a, items), nil
 }
+
+// Distribution is the chain's distribution at time t, started from p (not changed) at 0.
+func (c *Chain) Distribution(p []float64, t float64) ([]float64, error) {
+	if err := c.checkSteps(0, t, nil, 0); err != nil {
+		return nil, err
+	}
+	return c.evolve(p, 0, t, nil), nil
+}
