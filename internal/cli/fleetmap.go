@@ -116,15 +116,7 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (*sh
 		if err := fleetrun.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
 			return nil, flagval.Usage(FlagError(err, Names{"replicates": "-replicates", "duration": "-after", "*": "-heights (%s)"}, nil)) // the cells' duration by -after, the load in flight at the peak by -heights
 		}
-		done, err := metastable.RunMap(ctx, cells[lo:hi], opts)
-		if err != nil {
-			return nil, err
-		}
-		obs := make([][]stats.Observation, len(done))
-		for i, c := range done {
-			obs[i] = c.Observations
-		}
-		return obs, nil
+		return metastable.RunMap(ctx, cells[lo:hi], opts)
 	}
 	check := func(k int, obs *[]stats.Observation) error {
 		return fleetrun.CheckObservations(&cells[k], *obs, r.Replicates.V)
