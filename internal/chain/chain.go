@@ -125,6 +125,14 @@ type transition struct {
 	rate     float64
 }
 
+// at is the jump's rate at arrival rate lambda.
+func (tr transition) at(lambda float64) float64 {
+	if tr.arrival {
+		return tr.rate * lambda
+	}
+	return tr.rate
+}
+
 // Chain is a model's chain over the states reachable from the empty one.
 type Chain struct {
 	Model Model

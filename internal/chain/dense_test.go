@@ -86,7 +86,7 @@ func gonumStationary(t *testing.T, c *Chain) []float64 {
 	n := len(c.States)
 	a := mat.NewDense(n, n, nil)
 	for _, tr := range c.trans {
-		r := tr.rate * c.factor(tr, c.Model.Rate)
+		r := tr.at(c.Model.Rate)
 		a.Set(int(tr.to), int(tr.from), a.At(int(tr.to), int(tr.from))+r)
 		a.Set(int(tr.from), int(tr.from), a.At(int(tr.from), int(tr.from))-r)
 	}
@@ -146,7 +146,7 @@ func gonumSolve(c *Chain, fixed []bool, value []float64, rhs float64) ([]float64
 		if fixed[tr.from] {
 			continue
 		}
-		r := tr.rate * c.factor(tr, lambda)
+		r := tr.at(lambda)
 		lf, lt := c.States[tr.from].Orbit, c.States[tr.to].Orbit
 		kf, kt := int(tr.from)-c.level[lf], int(tr.to)-c.level[lt]
 		diag[lf].Set(kf, kf, diag[lf].At(kf, kf)-r)

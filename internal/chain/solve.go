@@ -17,25 +17,13 @@ func (c *Chain) Point(s State) []float64 {
 	return p
 }
 
-// Distribution is the chain's distribution at time t, started from p (not changed) at 0.
-func (c *Chain) Distribution(p []float64, t float64) ([]float64, error) {
-	if err := c.checkSteps(0, t, nil, 0); err != nil {
-		return nil, err
-	}
-	return c.evolve(p, 0, t, nil), nil
-}
-
 // Hit is the probability that the chain, from p0 at 0, is in r at some time in [from, to].
 func (c *Chain) Hit(p0 []float64, from, to float64, r Region) (float64, error) {
 	in := c.in(r)
 	if err := c.checkSteps(from, to, in, c.steps(0, from, nil)); err != nil {
 		return 0, err
 	}
-	p, err := c.Distribution(p0, from)
-	if err != nil {
-		return 0, err
-	}
-	return mass(c.evolve(p, from, to, in), in), nil
+	return mass(c.evolve(c.evolve(p0, 0, from, nil), from, to, in), in), nil // the check counted the steps to from
 }
 
 func mass(p []float64, in []bool) float64 {
@@ -87,7 +75,7 @@ func (c *Chain) spans(t0, t1 float64, f func(t, end, lambda float64)) {
 func (c *Chain) steps(t0, t1 float64, absorbing []bool) int {
 	n := 0
 	c.spans(t0, t1, func(t, end, lambda float64) {
-		if big := slices.Max(append(c.exitRates(lambda, absorbing), 0)); big > 0 {
+		if _, big := c.exits(lambda, absorbing); big > 0 {
 			n += poissonCut(big * (end - t))
 		}
 	})
@@ -112,43 +100,32 @@ func (c *Chain) evolve(p []float64, t0, t1 float64, absorbing []bool) []float64 
 	return p
 }
 
-// exitRates are the states' total rates of leaving at arrival rate lambda (absorbing: 0).
-func (c *Chain) exitRates(lambda float64, absorbing []bool) []float64 {
+// exits are the jumps out of the states not absorbing, each at its rate at arrival rate
+// lambda, and the largest of the states' total rates of leaving.
+func (c *Chain) exits(lambda float64, absorbing []bool) ([]transition, float64) {
 	q := make([]float64, len(c.States))
+	var out []transition
 	for _, tr := range c.trans {
 		if absorbing == nil || !absorbing[tr.from] {
-			q[tr.from] += tr.rate * c.factor(tr, lambda)
+			tr.rate, tr.arrival = tr.at(lambda), false
+			q[tr.from] += tr.rate
+			out = append(out, tr)
 		}
 	}
-	return q
-}
-
-func (c *Chain) factor(tr transition, lambda float64) float64 {
-	if tr.arrival {
-		return lambda
-	}
-	return 1
+	return out, slices.Max(append(q, 0))
 }
 
 // uniformise is p after dt at arrival rate lambda: with Λ the largest exit rate and
 // P = I + Q/Λ, the sum over k of Poisson(k; Λ dt) p P^k, cut by poissonCut.
 func (c *Chain) uniformise(p []float64, lambda, dt float64, absorbing []bool) []float64 {
-	q := c.exitRates(lambda, absorbing)
-	big := 0.0
-	for _, v := range q {
-		big = max(big, v)
-	}
+	jumps, big := c.exits(lambda, absorbing)
 	if big == 0 || dt == 0 {
 		return p
 	}
 	a := big * dt
 	kmax := poissonCut(a)
-	// The jumps of this span, their rates over Λ.
-	from, to, w := make([]int32, 0, len(c.trans)), make([]int32, 0, len(c.trans)), make([]float64, 0, len(c.trans))
-	for _, tr := range c.trans {
-		if absorbing == nil || !absorbing[tr.from] {
-			from, to, w = append(from, tr.from), append(to, tr.to), append(w, tr.rate*c.factor(tr, lambda)/big)
-		}
+	for i := range jumps { // the jumps' rates over Λ
+		jumps[i].rate /= big
 	}
 	out := make([]float64, len(p))
 	v := p
@@ -157,10 +134,10 @@ func (c *Chain) uniformise(p []float64, lambda, dt float64, absorbing []bool) []
 	for k := 0; k <= kmax; k++ {
 		if k > 0 {
 			copy(next, v)
-			for i, f := range w {
-				f *= v[from[i]]
-				next[from[i]] -= f
-				next[to[i]] += f
+			for _, j := range jumps {
+				f := j.rate * v[j.from]
+				next[j.from] -= f
+				next[j.to] += f
 			}
 			v, next = next, v
 		}
@@ -251,7 +228,7 @@ func (c *Chain) solve(fixed []bool, value []float64, rhs float64) ([]float64, er
 		if fixed[tr.from] {
 			continue
 		}
-		r := tr.rate * c.factor(tr, lambda)
+		r := tr.at(lambda)
 		lf, lt := c.States[tr.from].Orbit, c.States[tr.to].Orbit
 		kf, kt := int(tr.from)-c.level[lf], int(tr.to)-c.level[lt]
 		diag[lf].add(kf, kf, -r)

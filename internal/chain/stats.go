@@ -23,7 +23,7 @@ const crudeSeed = 0xc0de
 
 // Question is what retrysim chain asks: from collapse, the mean time to health and the
 // probability of health within Within seconds (after a spike: from empty at 0); with Split,
-// the splitting's estimate beside the exact value. Collapse names collapse ("collapse").
+// the splitting's estimate beside the exact value. Collapse is what the output calls collapse.
 type Question struct {
 	Chain    *Chain
 	Within   float64
@@ -66,7 +66,7 @@ func (q Question) Answer() (Answers, error) {
 	collapsed := md.Collapsed()
 	var a Answers
 	p0, from := ch.Point(collapsed), 0.0
-	a.From = "from " + q.collapse()
+	a.From = "from " + q.Collapse
 	if md.To > md.From {
 		p0, from, a.From = ch.Empty(), md.To, fmt.Sprintf("after the spike ends at %g s, from an empty server at 0 s", md.To)
 	}
@@ -86,27 +86,6 @@ func (q Question) Answer() (Answers, error) {
 		}
 	}
 	return a, nil
-}
-
-// collapse is what the output calls collapse.
-func (q Question) collapse() string {
-	if q.Collapse == "" {
-		return "collapse"
-	}
-	return q.Collapse
-}
-
-// CrudeEvents runs crude replicates lo to hi-1 and returns the events each took.
-func (sp *Split) CrudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
-	events := make([]int64, 0, max(0, hi-lo))
-	for r := lo; r < hi; r++ {
-		tr := fleetrun.NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
-		if _, err := tr.Run(ctx, func(at, _ float64, _ fleetdata.MarkovState) bool { return at > sp.Horizon }); err != nil {
-			return nil, err
-		}
-		events = append(events, tr.Events())
-	}
-	return events, nil
 }
 
 // Item is one splitting run's estimate and events, or a crude replicate's events (P 0):
@@ -131,16 +110,16 @@ func (q Question) RunItems(ctx context.Context, lo, hi, workers int) ([]Item, er
 	if err != nil {
 		return nil, err
 	}
-	crude, err := sp.CrudeEvents(ctx, max(lo, sp.Runs)-sp.Runs, max(hi, sp.Runs)-sp.Runs)
-	if err != nil {
-		return nil, err
-	}
 	out := make([]Item, 0, hi-lo)
 	for _, e := range ests {
 		out = append(out, Item{P: e.P, Events: e.Events})
 	}
-	for _, e := range crude {
-		out = append(out, Item{Events: e})
+	for r := max(lo, sp.Runs) - sp.Runs; r < max(hi, sp.Runs)-sp.Runs; r++ { // the crude replicates
+		tr := fleetrun.NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
+		if _, err := tr.Run(ctx, func(at, _ float64, _ fleetdata.MarkovState) bool { return at > sp.Horizon }); err != nil {
+			return nil, err
+		}
+		out = append(out, Item{Events: tr.Events()})
 	}
 	return out, nil
 }
@@ -156,28 +135,23 @@ func (q Question) CheckItem(k int, it *Item) error {
 	return nil
 }
 
-// Stats are what a chain run found: the chain's size, its answers, and the splitting's.
+// Stats are what a chain run found: its question, the answers, and the splitting's runs
+// folded (Fold, with a splitting).
 type Stats struct {
-	States, Transitions int
-	Within              float64
-	Collapse            string
+	Question
 	Answers
-	Split *SplitStats
+	Fold *SplitStats
 }
 
-// SplitStats are a splitting's runs against the exact value and the crude replicates' work.
+// SplitStats are a splitting's runs, against the exact value, and the crude replicates' work.
 type SplitStats struct {
-	// Target is the orbit's size reached within Horizon seconds by Runs of Effort paths.
-	Target        int
-	Horizon       float64
-	Runs, Effort  int
 	Mean, StdErr  float64
 	Events, Crude int64 // the splittings' events, and the CrudeRuns crude replicates'
 }
 
 // Stats folds q's answers a and all its items, in order.
 func (q Question) Stats(a Answers, items []Item) Stats {
-	st := Stats{States: q.Chain.Len(), Transitions: q.Chain.Transitions(), Within: q.Within, Collapse: q.collapse(), Answers: a}
+	st := Stats{Question: q, Answers: a}
 	sp := q.Split
 	if sp == nil {
 		return st
@@ -194,21 +168,20 @@ func (q Question) Stats(a Answers, items []Item) Stats {
 		events += e.Events
 	}
 	n := float64(sp.Runs)
-	st.Split = &SplitStats{Target: sp.Levels[len(sp.Levels)-1], Horizon: sp.Horizon, Runs: sp.Runs, Effort: sp.Effort,
-		Mean: sum / n, StdErr: math.Sqrt(math.Max(0, sum2-sum*sum/n) / (n - 1) / n), Events: events, Crude: total}
+	st.Fold = &SplitStats{Mean: sum / n, StdErr: math.Sqrt(math.Max(0, sum2-sum*sum/n) / (n - 1) / n), Events: events, Crude: total}
 	return st
 }
 
 // String is what retrysim chain prints after its settings' line.
 func (st Stats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "states %d, transitions %d\n", st.States, st.Transitions)
+	fmt.Fprintf(&b, "states %d, transitions %d\n", st.Chain.Len(), st.Chain.Transitions())
 	fmt.Fprintf(&b, "mean time from %s to health: %.6g s\n", st.Collapse, st.Mean)
 	fmt.Fprintf(&b, "probability of health within %g s %s: %.6g\n", st.Within, st.From, st.Health)
-	if s := st.Split; s != nil {
-		fmt.Fprintf(&b, "probability the orbit reaches %d within %g s of an empty server: chain %.6g\n", s.Target, s.Horizon, st.Exact)
+	if sp, s := st.Split, st.Fold; s != nil {
+		fmt.Fprintf(&b, "probability the orbit reaches %d within %g s of an empty server: chain %.6g\n", sp.Levels[len(sp.Levels)-1], sp.Horizon, st.Exact)
 		fmt.Fprintf(&b, "multilevel splitting, %d runs of %d paths a level: %.4g, standard error %.2g (relative error %.3g), %d events\n",
-			s.Runs, s.Effort, s.Mean, s.StdErr, s.StdErr/s.Mean, s.Events)
+			sp.Runs, sp.Effort, s.Mean, s.StdErr, s.StdErr/s.Mean, s.Events)
 		if s.Mean > 0 && s.StdErr > 0 {
 			rel := s.StdErr / s.Mean
 			need := (1 - s.Mean) / (s.Mean * rel * rel) * float64(s.Crude) / CrudeRuns

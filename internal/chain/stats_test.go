@@ -33,8 +33,8 @@ func TestStatsByHand(t *testing.T) {
 	want := "states 7, transitions 14\n" +
 		"mean time from " + collapse + " to health: 2 s\n" +
 		fmt.Sprintf("probability of health within 1 s from %s: %.6g\n", collapse, 1-math.Exp(-0.5))
-	if got := st.String(); got != want || st.Split != nil {
-		t.Errorf("Stats.String() = %q (split %v); want %q", got, st.Split, want)
+	if got := st.String(); got != want || st.Fold != nil {
+		t.Errorf("Stats.String() = %q (fold %v); want %q", got, st.Fold, want)
 	}
 }
 
@@ -50,9 +50,9 @@ func TestStatsFoldSplitting(t *testing.T) {
 		items = append(items, Item{Events: 5})
 	}
 	st := q.Stats(Answers{Exact: 0.25}, items)
-	s := st.Split
-	if s == nil || s.Target != 2 || s.Runs != 2 || s.Effort != 7 || s.Events != 40 || s.Crude != 1000 {
-		t.Fatalf("Split = %+v; want target 2, 2 runs of 7, 40 events, 1000 crude", s)
+	s := st.Fold
+	if s == nil || s.Events != 40 || s.Crude != 1000 {
+		t.Fatalf("Fold = %+v; want 40 events, 1000 crude", s)
 	}
 	near(t, "Mean", s.Mean, 0.2, 1e-12)
 	near(t, "StdErr", s.StdErr, 0.1, 1e-12)

@@ -105,7 +105,7 @@ func (c *Chain) Stationary() ([]float64, error) {
 	// Q^T pi = 0 with the last equation replaced by sum pi = 1.
 	a := newDense(n, n)
 	for _, tr := range c.trans {
-		r := tr.rate * c.factor(tr, c.Model.Rate)
+		r := tr.at(c.Model.Rate)
 		a.add(int(tr.to), int(tr.from), r)
 		a.add(int(tr.from), int(tr.from), -r)
 	}
@@ -138,4 +138,12 @@ func (q Question) Run(ctx context.Context, workers int) (Stats, error) {
 		}
 	}
 	return q.Stats(a, items), nil
+}
+
+// Distribution is the chain's distribution at time t, started from p (not changed) at 0.
+func (c *Chain) Distribution(p []float64, t float64) ([]float64, error) {
+	if err := c.checkSteps(0, t, nil, 0); err != nil {
+		return nil, err
+	}
+	return c.evolve(p, 0, t, nil), nil
 }

@@ -109,7 +109,7 @@ func Chain(r *Run, args []string, help string, stdout io.Writer) (*shardrun.Work
 	if err != nil {
 		return nil, flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
 	}
-	q := chain.Question{Chain: ch, Within: within.Seconds()}
+	q := chain.Question{Chain: ch, Within: within.Seconds(), Collapse: "collapse"}
 	if m.RetryProb == 0 && m.Orbit > 0 {
 		q.Collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
 	}

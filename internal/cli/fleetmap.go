@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -25,25 +24,33 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// numbers is a flag.Value for a comma-separated list of distinct numbers
-// in [lo, hi], each a duration when seconds is set, held as seconds.
-func numbers(v *[]float64, lo, hi float64, seconds bool) flag.Value {
+// numbers is a flag.Value for a comma-separated list of distinct values in
+// [lo, hi]: numbers, or durations written and bounded as seconds.
+func numbers[T float64 | time.Duration](v *[]T, lo, hi float64) flag.Value {
+	_, seconds := any(T(0)).(time.Duration)
 	unit, what := "", "a number"
 	if seconds {
 		unit, what = "s", "a duration such as 5s"
 	}
-	return flagval.ListVar(v, func(s string) (float64, error) {
+	return flagval.ListVar(v, func(s string) (T, error) {
 		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		t := T(x)
 		if seconds {
 			var d time.Duration
 			d, err = time.ParseDuration(strings.TrimSpace(s))
-			x = d.Seconds()
+			x, t = d.Seconds(), T(d)
 		}
 		if err != nil || !(x >= lo && x <= hi) {
 			return 0, fmt.Errorf("%q is not %s from %g to %g", s, what, lo, hi)
 		}
-		return x, nil
-	}, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) + unit })
+		return t, nil
+	}, func(t T) string {
+		x := float64(t)
+		if d, ok := any(t).(time.Duration); ok {
+			x = d.Seconds()
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64) + unit
+	})
 }
 
 // policies is a flag.Value for -policies: distinct names of
@@ -64,13 +71,9 @@ func policies(v *[]metastable.MapPolicy) flag.Value {
 func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (*shardrun.Work, error) {
 	fs, m := r.FS, metastable.CollapseMap()
 	trigger := flagval.Choice{V: "spike", Valid: flagval.OneOf("trigger", "spike, outage or stall", "spike", "outage", "stall")}
-	fs.Var(numbers(&m.Rates, 0, limits.FleetRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
-	fs.Var(numbers(&m.Heights, 0, limits.FleetRate, false), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
-	lengths := make([]float64, len(m.Lengths))
-	for i, l := range m.Lengths {
-		lengths[i] = l.Seconds()
-	}
-	fs.Var(numbers(&lengths, 0, limits.FleetSeconds, true), "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
+	fs.Var(numbers(&m.Rates, 0, limits.FleetRate), "rates", "the base loads, a comma-separated `list` of requests a second")
+	fs.Var(numbers(&m.Heights, 0, limits.FleetRate), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
+	fs.Var(numbers(&m.Lengths, 0, limits.FleetSeconds), "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
 	fs.Var(policies(&m.Policies), "policies", "the client `policies`, comma-separated: no_backoff, backoff_and_jitter (Brooker's two: no backoff, or a wait uniform in [0, b], b = 20 s doubling)")
 	fs.Var(&trigger, "trigger", "the `trigger`: spike (to each -heights for each -lengths), outage (every call fails at once for each -lengths) or stall (every call held to the outage's end)")
 	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
@@ -78,10 +81,6 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (*sh
 	intro := fmt.Sprintf(help, metastable.MaxMapAxis, metastable.MaxMapCells, limits.FleetReplicates, float64(limits.FleetEvents), limits.FleetBytes>>30)
 	if err := r.Parse(args, intro, nil, stdout); err != nil {
 		return nil, err
-	}
-	m.Lengths = m.Lengths[:0]
-	for _, l := range lengths {
-		m.Lengths = append(m.Lengths, time.Duration(math.Round(l*float64(time.Second))))
 	}
 	switch trigger.V {
 	case "outage", "stall":
@@ -117,15 +116,7 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (*sh
 		if err := fleetrun.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
 			return nil, flagval.Usage(FlagError(err, Names{"replicates": "-replicates", "duration": "-after", "*": "-heights (%s)"}, nil)) // the cells' duration by -after, the load in flight at the peak by -heights
 		}
-		done, err := metastable.RunMap(ctx, cells[lo:hi], opts)
-		if err != nil {
-			return nil, err
-		}
-		obs := make([][]stats.Observation, len(done))
-		for i, c := range done {
-			obs[i] = c.Observations
-		}
-		return obs, nil
+		return metastable.RunMap(ctx, cells[lo:hi], opts)
 	}
 	check := func(k int, obs *[]stats.Observation) error {
 		return fleetrun.CheckObservations(&cells[k], *obs, r.Replicates.V)

@@ -63,10 +63,7 @@ func (h *Histogram) AddSeconds(x float64) {
 }
 
 // Add counts d.
-func (h *Histogram) Add(d time.Duration) {
-	h.counts[durationBucket(d)]++
-	h.n++
-}
+func (h *Histogram) Add(d time.Duration) { h.AddN(d, 1) }
 
 // AddN counts d n times, as n calls of Add would, n at least 0.
 func (h *Histogram) AddN(d time.Duration, n int64) {

@@ -167,17 +167,16 @@ func (c MapCell) Share() schema.Estimate {
 // RecoveryTime is the cell's Kaplan-Meier quartiles of the time to recover.
 func (c MapCell) RecoveryTime() stats.Quartiles { return stats.KaplanMeier(c.Observations).Quartiles() }
 
-// RunMap runs the cells of cfgs as fleet.Run does, keeping only their recoveries.
-func RunMap(ctx context.Context, cfgs []fleet.Config, opt fleet.Options) ([]MapCell, error) {
+// RunMap runs the cells of cfgs as fleet.Run does, keeping only each cell's recoveries.
+func RunMap(ctx context.Context, cfgs []fleet.Config, opt fleet.Options) ([][]stats.Observation, error) {
 	res, err := fleet.Run(ctx, cfgs, opt)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]MapCell, len(res))
+	out := make([][]stats.Observation, len(res))
 	for i, r := range res {
-		out[i] = MapCell{Config: r.Config, Observations: fleetrun.Observations(r)}
-		if out[i].Observations == nil {
-			out[i].Observations = []stats.Observation{}
+		if out[i] = fleetrun.Observations(r); out[i] == nil {
+			out[i] = []stats.Observation{}
 		}
 	}
 	return out, nil

@@ -16,43 +16,32 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// Study runs the harness in each mode, base's settings otherwise; with
-// simJobs above 0 each row also holds Compare's prediction. With base.Keep
-// and no base.Dir, it sets base.Dir to a new temporary directory, removed if
-// the study fails.
+// Study runs the harness in each mode, base's settings otherwise, every
+// mode's database in base.Dir, a new temporary directory if empty (kept,
+// when base.Keep and the study finishes, else removed); with simJobs above
+// 0 each row also holds Compare's prediction.
 func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows []raceresult.Row, err error) {
-	if base.Keep && base.Dir == "" {
-		var tmp *tempDir
-		if tmp, err = newTempDir(); err != nil {
-			return nil, err
-		}
-		base.Dir = tmp.path
-		defer func() {
+	err = inDir(&base.Dir, base.Keep, func() error {
+		for _, m := range modes {
+			cfg := *base
+			cfg.Mode = m
+			res, err := Run(ctx, cfg)
 			if err != nil {
-				tmp.remove()
-			} else {
-				tmp.keep()
+				return fmt.Errorf("race %s: %w", m, err)
 			}
-		}()
-	}
-	for _, m := range modes {
-		cfg := *base
-		cfg.Mode = m
-		res, err := Run(ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("race %s: %w", m, err)
-		}
-		row := res.Row
-		if simJobs > 0 {
-			s, err := Compare(ctx, res, cfg, simJobs)
-			if err != nil {
-				return nil, err
+			row := res.Row
+			if simJobs > 0 {
+				s, err := Compare(ctx, res, cfg, simJobs)
+				if err != nil {
+					return err
+				}
+				row.Sim = &s
 			}
-			row.Sim = &s
+			rows = append(rows, row)
 		}
-		rows = append(rows, row)
-	}
-	return rows, nil
+		return nil
+	})
+	return rows, err
 }
 
 // Compare runs the simulator's store matching cfg.Mode on jobs one-step jobs

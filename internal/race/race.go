@@ -146,7 +146,6 @@ type Result struct {
 	raceresult.Row
 	// Reached counts first deliveries that reached the crash point: the crash rate's denominator.
 	Reached        int64
-	DatabasePath   string // when Keep
 	ChargesPerRace float64
 }
 
@@ -171,43 +170,34 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 			return res, err
 		}
 	}
-	dir := cfg.Dir
-	var tmp *tempDir
-	if dir == "" {
-		if tmp, err = newTempDir(); err != nil {
-			return res, err
-		}
-		dir = tmp.path
-	}
-	path := filepath.Join(dir, fmt.Sprintf("race-%s.db", cfg.Mode))
+	err = inDir(&cfg.Dir, cfg.Keep, func() error { return measure(ctx, cfg, &res) })
+	return res, err
+}
+
+// measure runs cfg in cfg.Dir into res, removing the database unless cfg.Keep
+// and it finishes.
+func measure(ctx context.Context, cfg Config, res *Result) (err error) {
+	path := filepath.Join(cfg.Dir, fmt.Sprintf("race-%s.db", cfg.Mode))
 	files := []string{path, path + "-wal", path + "-shm"}
 	var db *sql.DB
 	defer func() {
 		if db != nil {
 			db.Close()
 		}
-		if cfg.Keep && err == nil {
-			res.DatabasePath = path
-			if tmp != nil {
-				tmp.keep()
-			}
-			return
-		}
 		for _, f := range files {
-			os.Remove(f)
-		}
-		if tmp != nil {
-			tmp.remove()
+			if !cfg.Keep || err != nil {
+				os.Remove(f)
+			}
 		}
 	}()
 	for _, f := range files { // a kept database of an earlier run in cfg.Dir
 		os.Remove(f)
 	}
 	if db, err = sql.Open("sqlite", dsn(path)); err != nil {
-		return res, err
+		return err
 	}
 	if _, err := db.ExecContext(ctx, schema); err != nil {
-		return res, err
+		return err
 	}
 	sp := newSpawner()
 	defer sp.close() // after every worker has been reaped: see spawner
@@ -236,19 +226,19 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		for i, wave := range waves {
 			if i > 0 {
 				if err := sleep(ctx, cfg.Gap); err != nil {
-					return res, err
+					return err
 				}
 				if cfg.TTL > 0 {
 					cut := time.Now().Add(-cfg.TTL).UnixMilli()
 					for _, table := range []string{"keys_unique", "keys_plain"} {
 						if _, err := db.ExecContext(ctx, "DELETE FROM "+table+" WHERE at < ?", cut); err != nil {
-							return res, err
+							return err
 						}
 					}
 				}
 			}
-			if err := runWave(ctx, cfg, sp, path, wave, &res, windows, codes); err != nil {
-				return res, err
+			if err := runWave(ctx, cfg, sp, path, wave, res, windows, codes); err != nil {
+				return err
 			}
 		}
 	}
@@ -260,7 +250,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 			res.Overlaps++
 		}
 	}
-	return res, count(db, cfg.Mode, &res)
+	return count(db, cfg.Mode, res)
 }
 
 // sleep waits d, or until ctx is done, whichever comes first.

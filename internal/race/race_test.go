@@ -272,9 +272,9 @@ func TestRunRemovesItsFiles(t *testing.T) {
 	}
 	kept := config(Claim)
 	kept.Keep = true
-	res := run(t, kept)
-	if _, err := os.Stat(res.DatabasePath); err != nil {
-		t.Errorf("Keep: %v", err)
+	run(t, kept)
+	if dbs, _ := filepath.Glob(filepath.Join(tmp, tempPattern+"*", "race-claim.db")); len(dbs) != 1 {
+		t.Errorf("Keep: databases %v in TMPDIR; want one race-claim.db", dbs)
 	}
 }
 

@@ -46,6 +46,25 @@ func newTempDir() (*tempDir, error) {
 	return &tempDir{path: path, lock: lock}, nil
 }
 
+// inDir runs f in *dir, a new temporary directory when *dir is empty: kept,
+// no longer owned, when keep and f succeeds, else removed.
+func inDir(dir *string, keep bool, f func() error) error {
+	if *dir != "" {
+		return f()
+	}
+	tmp, err := newTempDir()
+	if err != nil {
+		return err
+	}
+	*dir = tmp.path
+	if err = f(); keep && err == nil {
+		tmp.keep()
+	} else {
+		tmp.remove()
+	}
+	return err
+}
+
 // remove removes the directory and all it holds.
 func (d *tempDir) remove() {
 	os.RemoveAll(d.path)

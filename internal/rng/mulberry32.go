@@ -21,14 +21,9 @@ func (m *Mulberry32) Next() uint32 {
 
 // Fill writes draws scaled to 64-bit fractions.
 func (m *Mulberry32) Fill(dst []uint64) {
-	a := m.a
 	for i := range dst {
-		a += 0x6d2b79f5
-		t := (a ^ a>>15) * (1 | a)
-		t = (t + (t^t>>7)*(61|t)) ^ t
-		dst[i] = uint64(t^t>>14) << 32
+		dst[i] = uint64(m.Next()) << 32
 	}
-	m.a = a
 }
 
 // mulberry32Generator reproduces the article's simulation exactly, on one stream.

@@ -87,30 +87,28 @@ func (s *Stream) Skip(k int) { s.next += k }
 
 // Unread puts vals in front of the draws not yet taken; draws pushed off the buffer's end
 // are dropped, which leaves every remaining draw a fresh uniform.
-func (s *Stream) Unread(vals []uint64) {
-	if len(vals) > s.next {
-		shift := len(vals) - s.next
-		copy(s.buf[len(vals):], s.buf[s.next:bufferLen-shift])
-		s.next = len(vals)
-	}
-	s.next -= len(vals)
-	copy(s.buf[s.next:], vals)
-}
+func (s *Stream) Unread(vals []uint64) { copy(s.front(len(vals)), vals) }
 
 // UnreadEvent is Unread of k-1 draws of MaxUint64 (no event) and then a 0 (an event),
 // written in place.
 func (s *Stream) UnreadEvent(k int) {
+	f := s.front(k)
+	for i := range f[:k-1] {
+		f[i] = math.MaxUint64
+	}
+	f[k-1] = 0
+}
+
+// front makes room for k draws in front of those not yet taken, as Unread does, and
+// returns it.
+func (s *Stream) front(k int) []uint64 {
 	if k > s.next {
 		shift := k - s.next
 		copy(s.buf[k:], s.buf[s.next:bufferLen-shift])
 		s.next = k
 	}
 	s.next -= k
-	f := s.buf[s.next : s.next+k]
-	for i := range f[:k-1] {
-		f[i] = math.MaxUint64
-	}
-	f[k-1] = 0
+	return s.buf[s.next : s.next+k]
 }
 
 // Open returns a draw as a float in (0, 1], for logarithms.
