@@ -100,7 +100,7 @@ func (q Question) collapse() string {
 func (sp *Split) CrudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
 	events := make([]int64, 0, max(0, hi-lo))
 	for r := lo; r < hi; r++ {
-		tr := fleetrun.Fleet.NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
+		tr := fleetrun.Fleet().NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
 		if _, err := tr.Run(ctx, func(at, _ float64, _ fleetdata.MarkovState) bool { return at > sp.Horizon }); err != nil {
 			return nil, err
 		}

@@ -7,5 +7,10 @@ import (
 	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
-// Fleet are fleet's hooks, set by fleet's init before this package's variables.
-var Fleet = fleetdata.Fleet[fleet.Result, fleet.GraphResult, fleet.Config, fleet.Graph, fleet.Options]()
+// h are fleet's hooks, set by fleet's init before this package's variables.
+var h = fleetdata.Fleet[fleet.Result, fleet.GraphResult, fleet.Config, fleet.Graph, fleet.Options]()
+
+// Fleet is a copy of fleet's hooks, typed as fleet's.
+func Fleet() fleetdata.Hooks[fleet.Result, fleet.GraphResult, fleet.Config, fleet.Graph, fleet.Options] {
+	return *h
+}

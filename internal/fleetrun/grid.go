@@ -10,7 +10,7 @@ import (
 // SweepConfigs are the runs of the sweep of base over points (a value for each of paths),
 // point after point; a setting refused or unread at a point is a *FieldError naming it.
 func SweepConfigs(base []fleet.Config, paths []string, points [][]string) ([]fleet.Config, error) {
-	return sweepRuns(base, paths, points, (*fleet.Config).Set, func(c *fleet.Config) error { return Fleet.CheckSweep(c, paths) })
+	return sweepRuns(base, paths, points, (*fleet.Config).Set, func(c *fleet.Config) error { return h.CheckSweep(c, paths) })
 }
 
 // SweepGraphs are SweepConfigs for graphs, by Graph.Set.

@@ -175,7 +175,7 @@ func RunMap(ctx context.Context, cfgs []fleet.Config, opt fleet.Options) ([]MapC
 	}
 	out := make([]MapCell, len(res))
 	for i, r := range res {
-		out[i] = MapCell{Config: r.Config, Observations: fleetrun.Fleet.Observations(r)}
+		out[i] = MapCell{Config: r.Config, Observations: fleetrun.Fleet().Observations(r)}
 		if out[i].Observations == nil {
 			out[i].Observations = []stats.Observation{}
 		}

@@ -84,7 +84,7 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 			labels = append(labels, label)
 			succ[label], amp[label] = &curve{label: label}, &curve{label: label}
 		}
-		s := fleetrun.Fleet.Summary(r)
+		s := fleetrun.Fleet().Summary(r)
 		add := func(c *curve, e schema.Estimate, mul float64) {
 			c.xs = append(c.xs, r.Config.Server.PFail)
 			c.vs, c.los, c.his = append(c.vs, mul*e.Value), append(c.los, mul*e.Lo), append(c.his, mul*e.Hi)
@@ -92,7 +92,7 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 		add(succ[label], s.Succeeded, 100)
 		add(amp[label], s.Amplification, 1)
 	}
-	head := title + "\n" + subtitle + "; " + intervalsOver(len(fleetrun.Fleet.Replicates(res[0]))) + "\n"
+	head := title + "\n" + subtitle + "; " + intervalsOver(len(fleetrun.Fleet().Replicates(res[0]))) + "\n"
 	pick := func(m map[string]*curve) []curve {
 		cs := make([]curve, len(labels))
 		for i, l := range labels {
@@ -143,7 +143,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 			k = 1
 		}
 		// A third quartile not reached is drawn to the run's end.
-		q, end := fleetrun.Fleet.RecoveryCurve(r).Quartiles(), (r.Config.Duration - r.Config.Load.To).Seconds()
+		q, end := fleetrun.Fleet().RecoveryCurve(r).Quartiles(), (r.Config.Duration - r.Config.Load.To).Seconds()
 		e := schema.Estimate{Value: q.Median, Lo: q.P25, Hi: q.P75}
 		if math.IsNaN(e.Hi) {
 			e.Hi = end
@@ -154,7 +154,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		}
 		add(rec[k][label], e)
 		if k == 0 {
-			add(dup[label], fleetrun.Fleet.DuplicatesPerRequest(r))
+			add(dup[label], fleetrun.Fleet().DuplicatesPerRequest(r))
 		}
 		if !slices.Contains(heights, r.Config.Load.Peak) {
 			heights = append(heights, r.Config.Load.Peak)
@@ -175,7 +175,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		"the spike from %s to %s s; recovery: goodput back within 10%% of the load for good\n"+
 		"(the Kaplan-Meier median, its bar the quartiles, a replicate still down censored at the run's end, %s s;\n"+
 		"an arrow at the top edge, \"never\", when fewer than half recovered); duplicates: %s\n", title, g(c.Server.Base.Seconds()), g(c.Server.Slope.Seconds()), g(c.Net.Seconds()), g(c.Client.Timeout.Seconds()), g(c.Load.Rate),
-		g(c.Load.From.Seconds()), g(c.Load.To.Seconds()), g(end), intervalsOver(len(fleetrun.Fleet.Replicates(res[0]))))
+		g(c.Load.From.Seconds()), g(c.Load.To.Seconds()), g(end), intervalsOver(len(fleetrun.Fleet().Replicates(res[0]))))
 	slices.Sort(heights)
 	ticks := make(plot.ConstantTicks, len(heights))
 	for i, h := range heights {
