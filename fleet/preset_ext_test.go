@@ -25,7 +25,7 @@ func TestCostBoundsPresets(t *testing.T) {
 		for i := 0; i < len(runs); i += 7 { // a sample: every run would take a minute
 			fleet.CheckCostBound(t, runs[i], 1)
 		}
-		if err := fleetrun.CheckCost(runs, fleet.Options{Replicates: p.Replicates, Workers: 4}); err != nil {
+		if err := fleetrun.Fleet().CheckCost(runs, fleet.Options{Replicates: p.Replicates, Workers: 4}); err != nil {
 			t.Errorf("%s: %v", p.Name, err)
 		}
 	}
@@ -39,7 +39,7 @@ func TestCheckCostRefusesPresetReplicates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = fleetrun.CheckCost(p.Runs(3600*time.Second), fleet.Options{Replicates: 100, Workers: 2})
+	err = fleetrun.Fleet().CheckCost(p.Runs(3600*time.Second), fleet.Options{Replicates: 100, Workers: 2})
 	if want := "replicates: 170 runs x 100 replicates"; err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("CheckCost = %v; want one line starting %q", err, want)
 	}
@@ -63,7 +63,7 @@ func BenchmarkBrookerRetries(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, r := range res {
-			for _, rep := range fleetrun.Replicates(r) {
+			for _, rep := range fleetrun.Fleet().Replicates(r) {
 				events += rep.Events
 			}
 		}

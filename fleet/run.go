@@ -23,7 +23,7 @@ type Options struct {
 	Workers    int    // how many replicates run at once (0: GOMAXPROCS)
 	// Progress, if not nil, is told the seconds of arrivals simulated.
 	Progress func(done, total int64)
-	first    int // replicate r is seeded as first + r: a shard's slice (fleetrun.First)
+	first    int // replicate r is seeded as first + r: a shard's slice (fleetrun.Fleet().First)
 }
 
 // Result is a run and its replicates, in replicate order.

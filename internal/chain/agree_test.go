@@ -76,7 +76,7 @@ func (a agreeCase) engineCounts(first uint64, n int) ([3]int, error) {
 	}
 	for r := range n {
 		var collapsed, calm, recovered bool
-		_, err := fleetrun.NewTracer(&cfg, first+uint64(r)).Run(context.Background(), func(from, to float64, s fleetdata.MarkovState) bool {
+		_, err := fleetrun.Fleet().NewTracer(&cfg, first+uint64(r)).Run(context.Background(), func(from, to float64, s fleetdata.MarkovState) bool {
 			if from <= end && s.Orbit >= a.collapse {
 				collapsed = true
 			}
@@ -191,7 +191,7 @@ func TestEngineAgreesWithChainSolves(t *testing.T) {
 		first := 0
 		for r := range agreeReplicates {
 			decided, hit := false, math.NaN()
-			if _, err := fleetrun.NewTracer(&cfg, uint64((len(agreeCases)+i)*agreeReplicates+r)).Run(context.Background(), func(from, _ float64, s fleetdata.MarkovState) bool {
+			if _, err := fleetrun.Fleet().NewTracer(&cfg, uint64((len(agreeCases)+i)*agreeReplicates+r)).Run(context.Background(), func(from, _ float64, s fleetdata.MarkovState) bool {
 				if !decided && (entered(s) || full(s)) {
 					decided = true
 					if entered(s) {

@@ -47,7 +47,7 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 	if err := cfg.Check(); err != nil {
 		return Model{}, err
 	}
-	m := fleetrun.Memoryless(&cfg)
+	m := fleetrun.Fleet().Memoryless(&cfg)
 	if !m.On {
 		return Model{}, pathtext.Errorf("memoryless.on", "the chain models only Memoryless runs")
 	}

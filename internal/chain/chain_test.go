@@ -224,7 +224,7 @@ func TestLimits(t *testing.T) {
 	if _, err := FromConfig(cfg); err == nil || !strings.HasPrefix(err.Error(), "memoryless.on:") {
 		t.Errorf("FromConfig(default) err = %v", err)
 	}
-	*fleetrun.Memoryless(&cfg) = fleetdata.Memoryless{On: true, TimeoutRate: 1, BackoffRate: 1}
+	*fleetrun.Fleet().Memoryless(&cfg) = fleetdata.Memoryless{On: true, TimeoutRate: 1, BackoffRate: 1}
 	if _, err := FromConfig(cfg); err == nil || !strings.HasPrefix(err.Error(), "memoryless: needs server.kind queue") {
 		t.Errorf("FromConfig(default, memoryless) err = %v", err)
 	}

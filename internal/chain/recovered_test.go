@@ -70,7 +70,7 @@ func TestRecoveredHeldToChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	late := 0
-	for _, r := range fleetrun.Replicates(res[0]) {
+	for _, r := range fleetrun.Fleet().Replicates(res[0]) {
 		if r.Verdict != fleetdata.Recovered || r.Recovery != 0 {
 			late++
 		}

@@ -76,7 +76,7 @@ func TestSplittingAgreesWithChain(t *testing.T) {
 	var crude int64
 	const crudeRuns = 200
 	for r := range crudeRuns {
-		tr := fleetrun.NewTracer(&cfg, uint64(r))
+		tr := fleetrun.Fleet().NewTracer(&cfg, uint64(r))
 		if _, err := tr.Run(context.Background(), func(at, _ float64, _ fleetdata.MarkovState) bool { return at > splitHorizon }); err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestSplittingStopsWithinAPath(t *testing.T) {
 func TestSplittingCosted(t *testing.T) {
 	for _, horizon := range []float64{31, 3600} {
 		cfg := splitModel.Config(horizon)
-		tr := fleetrun.NewTracer(&cfg, 1)
+		tr := fleetrun.Fleet().NewTracer(&cfg, 1)
 		if _, err := tr.Run(context.Background(), func(at, _ float64, s fleetdata.MarkovState) bool { return s.Orbit >= 2 || at > horizon-1 }); err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func TestSplittingCosted(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		perPath := float64(after.HeapAlloc-before.HeapAlloc) / float64(len(kept))
 		runtime.KeepAlive(kept)
-		if bound := fleetrun.PathBytes(&cfg); perPath > bound || perPath < bound/4 {
+		if bound := fleetrun.Fleet().PathBytes(&cfg); perPath > bound || perPath < bound/4 {
 			t.Errorf("horizon %g s: a path holds %.0f bytes; want within PathBytes %.0f, and not a quarter of it (a bound that tells)", horizon, perPath, bound)
 		}
 	}
@@ -213,7 +213,7 @@ func TestSplittingCosted(t *testing.T) {
 		cfg := splitModel.Config(tt.horizon)
 		sp := metastable.Splitting{Levels: []int{1}, Effort: tt.effort}
 		var fe *schema.FieldError
-		if err := sp.CheckCost(&cfg); !errors.As(err, &fe) || fe.Field != tt.field || 2*float64(tt.effort)*fleetrun.PathBytes(&cfg) <= limits.FleetBytes {
+		if err := sp.CheckCost(&cfg); !errors.As(err, &fe) || fe.Field != tt.field || 2*float64(tt.effort)*fleetrun.Fleet().PathBytes(&cfg) <= limits.FleetBytes {
 			t.Errorf("effort %d, horizon %g s: CheckCost = %v; want a *FieldError naming %s", tt.effort, tt.horizon, err, tt.field)
 		}
 	}

@@ -115,7 +115,7 @@ func (q Question) RunItems(ctx context.Context, lo, hi, workers int) ([]Item, er
 		out = append(out, Item{P: e.P, Events: e.Events})
 	}
 	for r := max(lo, sp.Runs) - sp.Runs; r < max(hi, sp.Runs)-sp.Runs; r++ { // the crude replicates
-		tr := fleetrun.NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
+		tr := fleetrun.Fleet().NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
 		if _, err := tr.Run(ctx, func(at, _ float64, _ fleetdata.MarkovState) bool { return at > sp.Horizon }); err != nil {
 			return nil, err
 		}

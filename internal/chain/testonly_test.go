@@ -28,7 +28,7 @@ func (m Model) Config(duration float64) fleet.Config {
 		Service: fleet.Service{Dist: fleet.ExponentialService, Median: seconds(1 / m.ServiceRate)}, PFail: m.PFail}
 	c.Net = 0
 	c.Client.Attempts = limits.FleetAttempts
-	*fleetrun.Memoryless(&c) = fleetdata.Memoryless{On: true, TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb,
+	*fleetrun.Fleet().Memoryless(&c) = fleetdata.Memoryless{On: true, TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb,
 		BackoffRate: m.BackoffRate, Orbit: m.Orbit}
 	return c
 }

@@ -48,7 +48,7 @@ func Chain(r *Run, args []string, help string, stdout io.Writer) (*shardrun.Work
 		Service: fleet.Service{Dist: fleet.ExponentialService, Median: time.Second}}
 	c.Net = 0
 	c.Client.Attempts = limits.FleetAttempts
-	*fleetrun.Memoryless(&c) = fleetdata.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
+	*fleetrun.Fleet().Memoryless(&c) = fleetdata.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
 	within := time.Minute
 	var (
 		splitOrbit   int
@@ -67,7 +67,7 @@ func Chain(r *Run, args []string, help string, stdout io.Writer) (*shardrun.Work
 			fs.Var(flagval.ParamVar(p, &c), p.Key, usage)
 		}
 	}
-	m := fleetrun.Memoryless(&c)
+	m := fleetrun.Fleet().Memoryless(&c)
 	fs.Var(flagval.FloatVar(&m.TimeoutRate, 1e-9, limits.FleetRate), "timeout-rate", "each attempt times out after an exponential time of this `rate` a second")
 	fs.Var(flagval.FloatVar(&m.RetryProb, 0, 1), "retry-prob", "a failed or timed-out attempt is retried with this `probability`")
 	fs.Var(flagval.FloatVar(&m.BackoffRate, 1e-9, limits.FleetRate), "backoff-rate", "a retry waits an exponential backoff of this `rate` a second")

@@ -113,13 +113,13 @@ func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (*sh
 	}
 	opts := r.Options(stderr)
 	run := func(ctx context.Context, lo, hi int) ([][]stats.Observation, error) {
-		if err := fleetrun.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
+		if err := fleetrun.Fleet().CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
 			return nil, flagval.Usage(FlagError(err, Names{"replicates": "-replicates", "duration": "-after", "*": "-heights (%s)"}, nil)) // the cells' duration by -after, the load in flight at the peak by -heights
 		}
 		return metastable.RunMap(ctx, cells[lo:hi], opts)
 	}
 	check := func(k int, obs *[]stats.Observation) error {
-		return fleetrun.CheckObservations(&cells[k], *obs, r.Replicates.V)
+		return fleetrun.Fleet().CheckObservations(&cells[k], *obs, r.Replicates.V)
 	}
 	finish := func(ctx context.Context, obs [][]stats.Observation) error {
 		main, pic, rows, err := r.O.Renderer(stdout).MapOutputs(m, cells, obs, r.Replicates.V, uint64(r.Seed), filepath.Ext(r.Plot.Path))

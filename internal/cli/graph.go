@@ -129,7 +129,7 @@ func graphRuns(r *Run, graphs []fleet.Graph, loaded *scenario.Graph, kindCheck f
 			err = kindCheck(runs[i])
 		}
 		if err == nil {
-			err = fleetrun.CheckGraphCost(runs, opts)
+			err = fleetrun.Fleet().CheckGraphCost(runs, opts)
 		}
 		return runs, err
 	}

@@ -1,6 +1,8 @@
 package fleetdata
 
 import (
+	"reflect"
+
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -30,88 +32,32 @@ func Keys[R, V any](figs []Figure[R, V]) []string {
 	return keys
 }
 
-// est is a row's figure of type schema.Estimate.
-type est[R any] = Figure[R, schema.Estimate]
+// tagged are the fields of R tagged figure, of type V, in field order, each keyed by its
+// tag: a fresh slice each call.
+func tagged[R, V any]() []Figure[R, V] {
+	t := reflect.TypeFor[R]()
+	var figs []Figure[R, V]
+	for i := range t.NumField() {
+		if key, ok := t.Field(i).Tag.Lookup("figure"); ok {
+			figs = append(figs, Figure[R, V]{key, func(r *R) V { return *reflect.ValueOf(r).Elem().Field(i).Addr().Interface().(*V) }})
+		}
+	}
+	return figs
+}
 
 // RunFigures are a fleet run's row's figures, a fresh slice each call (as each below).
-func RunFigures() []Figure[RunRow, schema.Estimate] {
-	return []est[RunRow]{
-		{"requests", func(r *RunRow) schema.Estimate { return r.Requests }},
-		{"succeeded", func(r *RunRow) schema.Estimate { return r.Succeeded }},
-		{"goodput", func(r *RunRow) schema.Estimate { return r.Goodput }},
-		{"amplification", func(r *RunRow) schema.Estimate { return r.Amplification }},
-		{"timeouts", func(r *RunRow) schema.Estimate { return r.Timeouts }},
-		{"conflicts", func(r *RunRow) schema.Estimate { return r.Conflicts }},
-		{"duplicates", func(r *RunRow) schema.Estimate { return r.Duplicates }},
-		{"local_rejected", func(r *RunRow) schema.Estimate { return r.LocalRejected }},
-		{"hedges", func(r *RunRow) schema.Estimate { return r.Hedges }},
-		{"latency_p50", func(r *RunRow) schema.Estimate { return r.P50 }},
-		{"latency_p95", func(r *RunRow) schema.Estimate { return r.P95 }},
-		{"latency_p99", func(r *RunRow) schema.Estimate { return r.P99 }},
-		{"peak_in_progress", func(r *RunRow) schema.Estimate { return r.PeakInProgress }},
-		{"recovered_share", func(r *RunRow) schema.Estimate { return r.RecoveredShare }},
-		{"recovery_seconds", func(r *RunRow) schema.Estimate { return r.Recovery }},
-	}
-}
+func RunFigures() []Figure[RunRow, schema.Estimate] { return tagged[RunRow, schema.Estimate]() }
 
 // GraphFigures are a graph run's rows' figures.
-func GraphFigures() []Figure[GraphRow, schema.Estimate] {
-	return []est[GraphRow]{
-		{"requests", func(r *GraphRow) schema.Estimate { return r.Requests }},
-		{"calls", func(r *GraphRow) schema.Estimate { return r.Calls }},
-		{"amplification", func(r *GraphRow) schema.Estimate { return r.Amplification }},
-		{"succeeded", func(r *GraphRow) schema.Estimate { return r.Succeeded }},
-		{"goodput", func(r *GraphRow) schema.Estimate { return r.Goodput }},
-		{"timeouts", func(r *GraphRow) schema.Estimate { return r.Timeouts }},
-		{"retries", func(r *GraphRow) schema.Estimate { return r.Retries }},
-		{"rejected", func(r *GraphRow) schema.Estimate { return r.Rejected }},
-		{"duplicates", func(r *GraphRow) schema.Estimate { return r.Duplicates }},
-		{"in_progress", func(r *GraphRow) schema.Estimate { return r.InProgress }},
-		{"sojourn_seconds", func(r *GraphRow) schema.Estimate { return r.Sojourn }},
-		{"latency_p50", func(r *GraphRow) schema.Estimate { return r.P50 }},
-		{"latency_p95", func(r *GraphRow) schema.Estimate { return r.P95 }},
-		{"latency_p99", func(r *GraphRow) schema.Estimate { return r.P99 }},
-		{"peak_in_progress", func(r *GraphRow) schema.Estimate { return r.PeakInProgress }},
-	}
-}
+func GraphFigures() []Figure[GraphRow, schema.Estimate] { return tagged[GraphRow, schema.Estimate]() }
 
 // WorkersFigures are a worker fleet's row's figures.
 func WorkersFigures() []Figure[WorkersRow, schema.Estimate] {
-	return []est[WorkersRow]{
-		{"jobs", func(r *WorkersRow) schema.Estimate { return r.Jobs }},
-		{"completed", func(r *WorkersRow) schema.Estimate { return r.Completed }},
-		{"dead", func(r *WorkersRow) schema.Estimate { return r.Dead }},
-		{"queued_at_end", func(r *WorkersRow) schema.Estimate { return r.Queued }},
-		{"deliveries", func(r *WorkersRow) schema.Estimate { return r.Deliveries }},
-		{"duplicates", func(r *WorkersRow) schema.Estimate { return r.Duplicates }},
-		{"lost_work", func(r *WorkersRow) schema.Estimate { return r.LostWork }},
-		{"late", func(r *WorkersRow) schema.Estimate { return r.Late }},
-		{"conflicts", func(r *WorkersRow) schema.Estimate { return r.Conflicts }},
-		{"crashes", func(r *WorkersRow) schema.Estimate { return r.Crashes }},
-		{"rolled_back", func(r *WorkersRow) schema.Estimate { return r.RolledBack }},
-		{"drain_seconds", func(r *WorkersRow) schema.Estimate { return r.DrainSeconds }},
-		{"drained_replicates", func(r *WorkersRow) schema.Estimate { return r.DrainedReplicates }},
-		{"peak_backlog", func(r *WorkersRow) schema.Estimate { return r.PeakBacklog }},
-		{"peak_retrying", func(r *WorkersRow) schema.Estimate { return r.PeakRetrying }},
-		{"peak_age_seconds", func(r *WorkersRow) schema.Estimate { return r.PeakAge }},
-		{"completion_p50", func(r *WorkersRow) schema.Estimate { return r.P50 }},
-		{"completion_p95", func(r *WorkersRow) schema.Estimate { return r.P95 }},
-		{"completion_p99", func(r *WorkersRow) schema.Estimate { return r.P99 }},
-	}
+	return tagged[WorkersRow, schema.Estimate]()
 }
 
 // PointFigures are a fleet run's second's figures, in csv and json's order.
-func PointFigures() []Figure[Point, float64] {
-	return []Figure[Point, float64]{
-		{"starts", func(p *Point) float64 { return p.Starts }},
-		{"successes", func(p *Point) float64 { return p.Successes }},
-		{"retries_decided", func(p *Point) float64 { return p.RetriesDecided }},
-		{"retries_sent", func(p *Point) float64 { return p.RetriesSent }},
-		{"timeouts", func(p *Point) float64 { return p.Timeouts }},
-		{"conflicts", func(p *Point) float64 { return p.Conflicts }},
-		{"in_progress", func(p *Point) float64 { return p.InProgress }},
-	}
-}
+func PointFigures() []Figure[Point, float64] { return tagged[Point, float64]() }
 
 // GraphPointFigures are a graph's service's second's figures: calls, then PointFigures.
 func GraphPointFigures() []Figure[GraphPoint, float64] {
@@ -123,15 +69,4 @@ func GraphPointFigures() []Figure[GraphPoint, float64] {
 }
 
 // WorkersPointFigures are a worker fleet's second's figures, before each dependency's.
-func WorkersPointFigures() []Figure[WorkersPoint, float64] {
-	return []Figure[WorkersPoint, float64]{
-		{"arrivals", func(p *WorkersPoint) float64 { return p.Arrivals }},
-		{"completions", func(p *WorkersPoint) float64 { return p.Completions }},
-		{"dead", func(p *WorkersPoint) float64 { return p.Dead }},
-		{"redeliveries", func(p *WorkersPoint) float64 { return p.Redeliveries }},
-		{"backlog", func(p *WorkersPoint) float64 { return p.Backlog }},
-		{"oldest_age_seconds", func(p *WorkersPoint) float64 { return p.OldestAge }},
-		{"in_flight", func(p *WorkersPoint) float64 { return p.InFlight }},
-		{"retries_scheduled", func(p *WorkersPoint) float64 { return p.RetriesScheduled }},
-	}
-}
+func WorkersPointFigures() []Figure[WorkersPoint, float64] { return tagged[WorkersPoint, float64]() }

@@ -5,6 +5,7 @@ package fleetdata
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
@@ -25,7 +26,8 @@ type Second struct {
 	Backlog, Age, Scheduled float64
 }
 
-// Counts are a replicate's totals over every request that arrived.
+// Counts are a replicate's totals over every request that arrived, each field an int64
+// (Add sums them all).
 type Counts struct {
 	Requests, Succeeded, Failed int64
 	// Calls counts attempts that reached the server, refused ones included.
@@ -52,24 +54,10 @@ type Counts struct {
 
 // Add adds o's counts to c's, field by field.
 func (c *Counts) Add(o *Counts) {
-	c.Requests += o.Requests
-	c.Succeeded += o.Succeeded
-	c.Failed += o.Failed
-	c.Calls += o.Calls
-	c.Retries += o.Retries
-	c.Timeouts += o.Timeouts
-	c.Errors += o.Errors
-	c.Conflicts += o.Conflicts
-	c.Rejected += o.Rejected
-	c.Stored += o.Stored
-	c.Denied += o.Denied
-	c.LocalRejected += o.LocalRejected
-	c.Hedges += o.Hedges
-	c.Late += o.Late
-	c.Effects += o.Effects
-	c.Duplicates += o.Duplicates
-	c.Duplicated += o.Duplicated
-	c.PeakInProgress += o.PeakInProgress
+	cv, ov := reflect.ValueOf(c).Elem(), reflect.ValueOf(o).Elem()
+	for i := range cv.NumField() {
+		cv.Field(i).SetInt(cv.Field(i).Int() + ov.Field(i).Int())
+	}
 }
 
 // Replicate is one seeded simulation of a run.
@@ -186,23 +174,31 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("Verdict(%d)", v)
 }
 
-// RunRow is a fleet run's row: each figure a mean with its 95% Student t interval.
+// RunRow is a fleet run's row: each figure a mean with its 95% Student t interval, its
+// tag the key json and csv write it under (RunFigures).
 type RunRow struct {
 	Run        string
 	Replicates int
-	Requests   schema.Estimate
+	Requests   schema.Estimate `figure:"requests"`
 	// Goodput is the successes a second, Amplification the server calls a request.
-	Succeeded, Goodput, Amplification schema.Estimate
-	Timeouts, Conflicts, Duplicates   schema.Estimate
-	LocalRejected, Hedges             schema.Estimate
-	P50, P95, P99                     schema.Estimate
-	PeakInProgress                    schema.Estimate
+	Succeeded      schema.Estimate `figure:"succeeded"`
+	Goodput        schema.Estimate `figure:"goodput"`
+	Amplification  schema.Estimate `figure:"amplification"`
+	Timeouts       schema.Estimate `figure:"timeouts"`
+	Conflicts      schema.Estimate `figure:"conflicts"`
+	Duplicates     schema.Estimate `figure:"duplicates"`
+	LocalRejected  schema.Estimate `figure:"local_rejected"`
+	Hedges         schema.Estimate `figure:"hedges"`
+	P50            schema.Estimate `figure:"latency_p50"`
+	P95            schema.Estimate `figure:"latency_p95"`
+	P99            schema.Estimate `figure:"latency_p99"`
+	PeakInProgress schema.Estimate `figure:"peak_in_progress"`
 	// Trigger says whether the run has a spike, ramp or outage to recover from.
 	Trigger bool
 	// RecoveredShare is the share of judged replicates that recovered (Wilson; N 0: none).
-	RecoveredShare schema.Estimate
+	RecoveredShare schema.Estimate `figure:"recovered_share"`
 	// Recovery is the time to recover over the replicates that recovered; NaN when none did.
-	Recovery schema.Estimate
+	Recovery schema.Estimate `figure:"recovery_seconds"`
 	// RecoveryTime is the Kaplan-Meier quartiles of the time to recover.
 	RecoveryTime stats.Quartiles
 }
@@ -216,12 +212,18 @@ type Totals struct {
 	Requests, Succeeded, Calls int64
 }
 
-// Point is one second of a run's series, averaged over replicates.
+// Point is one second of a run's series, averaged over replicates, its figures tagged as
+// RunRow's.
 type Point struct {
-	Run                                                                 string
-	T                                                                   int // the second's start
-	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts float64
-	InProgress                                                          float64 // time average
+	Run            string
+	T              int     // the second's start
+	Starts         float64 `figure:"starts"`
+	Successes      float64 `figure:"successes"`
+	RetriesDecided float64 `figure:"retries_decided"`
+	RetriesSent    float64 `figure:"retries_sent"`
+	Timeouts       float64 `figure:"timeouts"`
+	Conflicts      float64 `figure:"conflicts"`
+	InProgress     float64 `figure:"in_progress"` // time average
 }
 
 // Add adds a replicate's second s, width seconds long, to p's sums.
@@ -246,22 +248,32 @@ func (p *Point) Divide(n float64) {
 	p.InProgress /= n
 }
 
-// GraphRow is a graph run's row for a service, or an entry's end to end ("end to end: NAME").
+// GraphRow is a graph run's row for a service, or an entry's end to end ("end to end: NAME"),
+// its figures tagged as RunRow's.
 type GraphRow struct {
 	Run, Service string
 	// Depth is the service's depth (1: an entry sends to it).
 	Depth      int
 	Replicates int
+	Requests   schema.Estimate `figure:"requests"`
 	// Calls are the calls that reached it (an entry's: every service's).
-	Requests, Calls, Amplification schema.Estimate
-	Succeeded, Goodput             schema.Estimate
+	Calls         schema.Estimate `figure:"calls"`
+	Amplification schema.Estimate `figure:"amplification"`
+	Succeeded     schema.Estimate `figure:"succeeded"`
+	Goodput       schema.Estimate `figure:"goodput"`
+	Timeouts      schema.Estimate `figure:"timeouts"`
+	Retries       schema.Estimate `figure:"retries"`
 	// Rejected counts calls refused for overload; an entry's row sums it and Duplicates.
-	Timeouts, Retries, Rejected, Duplicates schema.Estimate
+	Rejected   schema.Estimate `figure:"rejected"`
+	Duplicates schema.Estimate `figure:"duplicates"`
 	// InProgress (Little's L) and Sojourn (W, seconds) are NaN in an entry's row.
-	InProgress, Sojourn schema.Estimate
-	P50, P95, P99       schema.Estimate
+	InProgress schema.Estimate `figure:"in_progress"`
+	Sojourn    schema.Estimate `figure:"sojourn_seconds"`
+	P50        schema.Estimate `figure:"latency_p50"`
+	P95        schema.Estimate `figure:"latency_p95"`
+	P99        schema.Estimate `figure:"latency_p99"`
 	// PeakInProgress is NaN in an entry's row.
-	PeakInProgress schema.Estimate
+	PeakInProgress schema.Estimate `figure:"peak_in_progress"`
 	// ByDepth, in an entry's row, is the amplification at each depth d + 1; nil otherwise.
 	ByDepth []schema.Estimate
 }
@@ -274,23 +286,37 @@ type GraphPoint struct {
 	Calls float64
 }
 
-// WorkersRow is a worker fleet's row, each figure a mean with its interval.
+// WorkersRow is a worker fleet's row, each figure a mean with its interval, tagged as
+// RunRow's.
 type WorkersRow struct {
 	Run        string
 	Replicates int
+	Jobs       schema.Estimate `figure:"jobs"`
+	Completed  schema.Estimate `figure:"completed"`
+	Dead       schema.Estimate `figure:"dead"`
 	// Queued is the jobs still queued when arrivals stop.
-	Jobs, Completed, Dead, Queued, Deliveries schema.Estimate
+	Queued     schema.Estimate `figure:"queued_at_end"`
+	Deliveries schema.Estimate `figure:"deliveries"`
+	Duplicates schema.Estimate `figure:"duplicates"`
 	// LostWork is the jobs completed with a step marked done whose work no delivery did, Late
 	// the deliveries finished after the queue stopped waiting for them.
-	Duplicates, LostWork, Late schema.Estimate
+	LostWork  schema.Estimate `figure:"lost_work"`
+	Late      schema.Estimate `figure:"late"`
+	Conflicts schema.Estimate `figure:"conflicts"`
+	Crashes   schema.Estimate `figure:"crashes"`
 	// RolledBack counts the steps' calls rolled back for a lapsed lease.
-	Conflicts, Crashes, RolledBack schema.Estimate
+	RolledBack schema.Estimate `figure:"rolled_back"`
 	// DrainSeconds is the time the waiting jobs took to drain (NaN: none did).
-	DrainSeconds, DrainedReplicates schema.Estimate
+	DrainSeconds      schema.Estimate `figure:"drain_seconds"`
+	DrainedReplicates schema.Estimate `figure:"drained_replicates"`
+	PeakBacklog       schema.Estimate `figure:"peak_backlog"`
 	// PeakRetrying is the most jobs waiting out a retry at once; PeakAge in seconds.
-	PeakBacklog, PeakRetrying, PeakAge schema.Estimate
+	PeakRetrying schema.Estimate `figure:"peak_retrying"`
+	PeakAge      schema.Estimate `figure:"peak_age_seconds"`
 	// P50, P95 and P99 are the jobs' completion times, enqueue to done, in seconds.
-	P50, P95, P99 schema.Estimate
+	P50 schema.Estimate `figure:"completion_p50"`
+	P95 schema.Estimate `figure:"completion_p95"`
+	P99 schema.Estimate `figure:"completion_p99"`
 	// Steps are the job's steps, in order, each with its duplicates.
 	Steps []WorkersStep
 }
@@ -302,15 +328,19 @@ type WorkersStep struct {
 	Duplicates schema.Estimate
 }
 
-// WorkersPoint is one second of a worker fleet's series, averaged over replicates; InFlight
-// is the jobs delivered and not yet answered, DepCalls and DepInProgress each dependency's
-// calls and calls in progress, in Graph.Services order.
+// WorkersPoint is one second of a worker fleet's series, averaged over replicates, its
+// figures tagged as RunRow's; InFlight is the jobs delivered and not yet answered, DepCalls
+// and DepInProgress each dependency's calls and calls in progress, in Graph.Services order.
 type WorkersPoint struct {
-	Run                          string
-	T                            int
-	Arrivals, Completions, Dead  float64
-	Redeliveries                 float64
-	Backlog, OldestAge, InFlight float64
-	RetriesScheduled             float64
-	DepCalls, DepInProgress      []float64
+	Run                     string
+	T                       int
+	Arrivals                float64 `figure:"arrivals"`
+	Completions             float64 `figure:"completions"`
+	Dead                    float64 `figure:"dead"`
+	Redeliveries            float64 `figure:"redeliveries"`
+	Backlog                 float64 `figure:"backlog"`
+	OldestAge               float64 `figure:"oldest_age_seconds"`
+	InFlight                float64 `figure:"in_flight"`
+	RetriesScheduled        float64 `figure:"retries_scheduled"`
+	DepCalls, DepInProgress []float64
 }

@@ -225,9 +225,9 @@ func TestBrookerRunsAgainstReference(t *testing.T) {
 			}
 			what := fmt.Sprintf("%s %s, %d clients, f = %g", tc.p.Name, name, clients, f)
 			var n, s, calls float64
-			xs, xc := make([]float64, len(fleetrun.Replicates(res))), make([]float64, len(fleetrun.Replicates(res)))
+			xs, xc := make([]float64, len(fleetrun.Fleet().Replicates(res))), make([]float64, len(fleetrun.Fleet().Replicates(res)))
 			var failed, denied int64
-			for k, rep := range fleetrun.Replicates(res) {
+			for k, rep := range fleetrun.Fleet().Replicates(res) {
 				n, s, calls = n+float64(rep.Requests), s+float64(rep.Succeeded), calls+float64(rep.Calls)
 				xs[k], xc[k] = float64(rep.Succeeded)/float64(rep.Requests), float64(rep.Calls)/float64(rep.Requests)
 				failed, denied = failed+rep.Failed, denied+rep.Denied
@@ -413,7 +413,7 @@ func TestBrookerCollapseAgainstReference(t *testing.T) {
 		}
 		xs, xc := make([]float64, reps), make([]float64, reps)
 		var n float64
-		for k, rep := range fleetrun.Replicates(res[i]) {
+		for k, rep := range fleetrun.Fleet().Replicates(res[i]) {
 			n += float64(rep.Requests)
 			xs[k], xc[k] = float64(rep.Succeeded)/float64(rep.Requests), float64(rep.Calls)/float64(rep.Requests)
 		}

@@ -41,7 +41,7 @@ func run(t *testing.T, cfg fleet.Config, reps int) []fleetdata.Replicate {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fleetrun.Replicates(res[0])
+	return fleetrun.Fleet().Replicates(res[0])
 }
 
 // meanVar is xs's mean and variance.

@@ -14,7 +14,7 @@ import (
 // reports what it reports run alone, in a fresh sim: every replicate of
 // brooker-collapse and of sqs-visibility's graphs (a stall, a lease store,
 // heartbeats: every slice reuse empties), run one after another on one
-// worker, against the same replicate run by itself (fleetrun.First).
+// worker, against the same replicate run by itself (fleetrun.Fleet().First).
 func TestReplicatesReuseMemory(t *testing.T) {
 	const reps = 3
 	cfgs := brookerCollapse.Runs(30 * time.Second)
@@ -32,14 +32,14 @@ func TestReplicatesReuseMemory(t *testing.T) {
 	}
 	for r := range reps {
 		opt := fleet.Options{Replicates: 1, Seed: 7, Workers: 1}
-		*fleetrun.First(&opt) = r
+		*fleetrun.Fleet().First(&opt) = r
 		one, err := fleet.Run(context.Background(), cfgs, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range cfgs {
 			// Sprint, not DeepEqual: a quantile with no success is NaN.
-			if got, want := fmt.Sprint(fleetrun.Replicates(all[i])[r]), fmt.Sprint(fleetrun.Replicates(one[i])[0]); got != want {
+			if got, want := fmt.Sprint(fleetrun.Fleet().Replicates(all[i])[r]), fmt.Sprint(fleetrun.Fleet().Replicates(one[i])[0]); got != want {
 				t.Errorf("%s replicate %d after another: %.300s\nalone: %.300s", cfgs[i].Name, r, got, want)
 			}
 		}
@@ -48,12 +48,12 @@ func TestReplicatesReuseMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range graphs {
-			if got, want := fmt.Sprint(fleetrun.GraphReplicates(allGraphs[i])[r]), fmt.Sprint(fleetrun.GraphReplicates(oneGraph[i])[0]); got != want {
+			if got, want := fmt.Sprint(fleetrun.Fleet().GraphReplicates(allGraphs[i])[r]), fmt.Sprint(fleetrun.Fleet().GraphReplicates(oneGraph[i])[0]); got != want {
 				t.Errorf("%s replicate %d after another: %.300s\nalone: %.300s", graphs[i].Name, r, got, want)
 			}
 		}
 	}
-	if fleetrun.Replicates(all[0])[1].Events == fleetrun.Replicates(all[0])[0].Events {
+	if fleetrun.Fleet().Replicates(all[0])[1].Events == fleetrun.Fleet().Replicates(all[0])[0].Events {
 		t.Error("replicates 0 and 1 ran the same number of events: the test compares nothing")
 	}
 }

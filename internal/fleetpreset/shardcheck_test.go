@@ -32,12 +32,12 @@ func TestCheckReplicateTakesRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, r := range res {
-		for k := range fleetrun.Replicates(r) {
-			if err := fleetrun.CheckReplicate(&cfgs[i], &fleetrun.Replicates(r)[k]); err != nil {
+		for k := range fleetrun.Fleet().Replicates(r) {
+			if err := fleetrun.Fleet().CheckReplicate(&cfgs[i], &fleetrun.Fleet().Replicates(r)[k]); err != nil {
 				t.Errorf("run %d (%s), replicate %d: %v", i, cfgs[i].Name, k, err)
 			}
 		}
-		if err := fleetrun.CheckObservations(&cfgs[i], fleetrun.Observations(r), opts.Replicates); err != nil {
+		if err := fleetrun.Fleet().CheckObservations(&cfgs[i], fleetrun.Fleet().Observations(r), opts.Replicates); err != nil {
 			t.Errorf("run %d (%s): observations: %v", i, cfgs[i].Name, err)
 		}
 	}
@@ -63,13 +63,13 @@ func TestGraphCheckReplicate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, r := range res {
-		for k := range fleetrun.GraphReplicates(r) {
-			if err := fleetrun.CheckGraphReplicate(&graphs[i], &fleetrun.GraphReplicates(r)[k]); err != nil {
+		for k := range fleetrun.Fleet().GraphReplicates(r) {
+			if err := fleetrun.Fleet().CheckGraphReplicate(&graphs[i], &fleetrun.Fleet().GraphReplicates(r)[k]); err != nil {
 				t.Errorf("graph %d, replicate %d: %v", i, k, err)
 			}
 		}
 	}
-	g, good := &graphs[0], fleetrun.GraphReplicates(res[0])[0]
+	g, good := &graphs[0], fleetrun.Fleet().GraphReplicates(res[0])[0]
 	for _, tc := range []struct {
 		name string
 		edit func(r *fleetdata.GraphReplicate)
@@ -90,7 +90,7 @@ func TestGraphCheckReplicate(t *testing.T) {
 		r.Services = append([]fleetdata.ServiceReplicate(nil), good.Services...)
 		r.Edges = append([]fleetdata.EdgeReplicate(nil), good.Edges...)
 		tc.edit(&r)
-		if err := fleetrun.CheckGraphReplicate(g, &r); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := fleetrun.Fleet().CheckGraphReplicate(g, &r); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: CheckReplicate = %v; want an error with %q", tc.name, err, tc.want)
 		}
 	}

@@ -13,7 +13,10 @@ import (
 // Every hook is set once fleet is loaded, and each typed function calls its
 // own: a nil or mistyped one would panic here, not in a command.
 func TestEveryHook(t *testing.T) {
-	v := reflect.ValueOf(h)
+	if h == nil {
+		t.Fatal("fleet set no hooks of its types")
+	}
+	v := reflect.ValueOf(Fleet())
 	for i := range v.NumField() {
 		if v.Field(i).IsNil() {
 			t.Errorf("fleetdata.Hooks.%s is not set", v.Type().Field(i).Name)
@@ -26,46 +29,46 @@ func TestEveryHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Result(res[0].Config, Replicates(res[0]))
-	if len(Replicates(r)) != 2 || Summary(r).Replicates != 2 || Totals(r).Requests == 0 || len(Series(r)) != 5 {
-		t.Errorf("a fleet run's result made of its replicates: %+v", Summary(r))
+	r := h.Result(res[0].Config, h.Replicates(res[0]))
+	if len(h.Replicates(r)) != 2 || h.Summary(r).Replicates != 2 || h.Totals(r).Requests == 0 || len(h.Series(r)) != 5 {
+		t.Errorf("a fleet run's result made of its replicates: %+v", h.Summary(r))
 	}
-	_, _ = Observations(r), RecoveryCurve(r)
-	_ = DuplicatesPerRequest(r)
-	if err := CheckReplicate(&cfg, &Replicates(r)[0]); err != nil {
+	_, _ = h.Observations(r), h.RecoveryCurve(r)
+	_ = h.DuplicatesPerRequest(r)
+	if err := h.CheckReplicate(&cfg, &h.Replicates(r)[0]); err != nil {
 		t.Error(err)
 	}
-	if err := CheckObservations(&cfg, Observations(r), 2); err != nil {
+	if err := h.CheckObservations(&cfg, h.Observations(r), 2); err != nil {
 		t.Error(err)
 	}
 	if _, err := SweepConfigs([]fleet.Config{cfg}, []string{"client.attempts"}, [][]string{{"2"}}); err != nil {
 		t.Error(err)
 	}
-	if err := CheckCost([]fleet.Config{cfg}, fleet.Options{Replicates: 2}); err != nil {
+	if err := h.CheckCost([]fleet.Config{cfg}, fleet.Options{Replicates: 2}); err != nil {
 		t.Error(err)
 	}
-	if s, p := SeriesBytes(&cfg), PathBytes(&cfg); !(0 < s && s < p) {
+	if s, p := h.SeriesBytes(&cfg), h.PathBytes(&cfg); !(0 < s && s < p) {
 		t.Errorf("series %g bytes, a path %g; want a path to hold more than its series", s, p)
 	}
 	g := cfg.Graph()
-	if err := CheckGraphCost([]fleet.Graph{g}, fleet.Options{Replicates: 2}); err != nil {
+	if err := h.CheckGraphCost([]fleet.Graph{g}, fleet.Options{Replicates: 2}); err != nil {
 		t.Error(err)
 	}
-	if es := Edges(&g); len(es) != 1 || es[0] != (fleetdata.Edge{From: -1, Index: 0, To: 0}) {
+	if es := h.Edges(&g); len(es) != 1 || es[0] != (fleetdata.Edge{From: -1, Index: 0, To: 0}) {
 		t.Errorf("a run's graph has edges %+v; want its one entry's", es)
 	}
-	if _, _, ok := OutageWindow(&g); ok {
+	if _, _, ok := h.OutageWindow(&g); ok {
 		t.Error("a run without outage has an outage window")
 	}
 	gres, err := fleet.RunGraph(ctx, []fleet.Graph{g}, fleet.Options{Replicates: 2, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gr := GraphResult(gres[0].Graph, GraphReplicates(gres[0]))
-	if len(GraphReplicates(gr)) != 2 || len(Rows(gr)) == 0 || len(GraphSeries(gr)) == 0 {
-		t.Errorf("a graph run's result made of its replicates: %d rows", len(Rows(gr)))
+	gr := h.GraphResult(gres[0].Graph, h.GraphReplicates(gres[0]))
+	if len(h.GraphReplicates(gr)) != 2 || len(h.Rows(gr)) == 0 || len(h.GraphSeries(gr)) == 0 {
+		t.Errorf("a graph run's result made of its replicates: %d rows", len(h.Rows(gr)))
 	}
-	if err := CheckGraphReplicate(&g, &GraphReplicates(gr)[0]); err != nil {
+	if err := h.CheckGraphReplicate(&g, &h.GraphReplicates(gr)[0]); err != nil {
 		t.Error(err)
 	}
 }

@@ -68,28 +68,28 @@ const droplets = 1
 // drainedNot is the outcome that the workers' backlog was not back to its
 // level before the stall by the run's end.
 func drainedNot(rep *Report, i, r int) bool {
-	return fleetrun.GraphReplicates(rep.Graph[i])[r].Services[0].DrainVerdict == fleetdata.Down
+	return fleetrun.Fleet().GraphReplicates(rep.Graph[i])[r].Services[0].DrainVerdict == fleetdata.Down
 }
 
 // meanDrain is run i's mean drain time over its replicates (NaN if one never drained).
 func meanDrain(rep *Report, i int) float64 {
 	var sum float64
-	for _, r := range fleetrun.GraphReplicates(rep.Graph[i]) {
+	for _, r := range fleetrun.Fleet().GraphReplicates(rep.Graph[i]) {
 		sum += r.Services[0].Drain
 	}
-	return sum / float64(len(fleetrun.GraphReplicates(rep.Graph[i])))
+	return sum / float64(len(fleetrun.Fleet().GraphReplicates(rep.Graph[i])))
 }
 
 // meanCalls is run i's mean calls a second to the droplets over its
 // replicates and the seconds [from, to).
 func meanCalls(rep *Report, i, from, to int) float64 {
 	var sum int64
-	for _, r := range fleetrun.GraphReplicates(rep.Graph[i]) {
+	for _, r := range fleetrun.Fleet().GraphReplicates(rep.Graph[i]) {
 		for _, c := range r.Services[droplets].CallSeries[from:to] {
 			sum += c
 		}
 	}
-	return float64(sum) / float64(len(fleetrun.GraphReplicates(rep.Graph[i]))*(to-from))
+	return float64(sum) / float64(len(fleetrun.Fleet().GraphReplicates(rep.Graph[i]))*(to-from))
 }
 
 // awsUSEast2025 is AWS's us-east-1 event of 2025-10-19/20.

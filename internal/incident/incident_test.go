@@ -132,7 +132,7 @@ func TestScenarioFilesRunToTheSameRows(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if a, b := fmt.Sprintf("%+v", fleetrun.Summary(got[0])), fmt.Sprintf("%+v", fleetrun.Summary(got[1])); a != b {
+					if a, b := fmt.Sprintf("%+v", fleetrun.Fleet().Summary(got[0])), fmt.Sprintf("%+v", fleetrun.Fleet().Summary(got[1])); a != b {
 						t.Errorf("scenario file's row\n%s\nwant the gallery's\n%s", a, b)
 					}
 				case Workers:
@@ -145,7 +145,7 @@ func TestScenarioFilesRunToTheSameRows(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if a, b := fmt.Sprintf("%+v", fleetrun.WorkersRows(got[0])), fmt.Sprintf("%+v", fleetrun.WorkersRows(got[1])); a != b {
+					if a, b := fmt.Sprintf("%+v", fleetrun.Fleet().WorkersRows(got[0])), fmt.Sprintf("%+v", fleetrun.Fleet().WorkersRows(got[1])); a != b {
 						t.Errorf("scenario file's row\n%s\nwant the gallery's\n%s", a, b)
 					}
 				}
@@ -268,7 +268,7 @@ func TestSQSStallSweep(t *testing.T) {
 // successes a second.
 func window(r fleet.Result, from, to int) float64 {
 	var sum float64
-	pts := fleetrun.Series(r)
+	pts := fleetrun.Fleet().Series(r)
 	for _, p := range pts[from:to] {
 		sum += p.Successes
 	}
@@ -301,7 +301,7 @@ func TestDynamoDBMechanism(t *testing.T) {
 	}
 	heldOneSided(t, rep, (600-25)/60.0)
 	var starts, served int64 // the arrivals from the blip's end (25 s) to 590 s, and those that succeeded
-	for _, r := range fleetrun.Replicates(rep.Fleet[0]) {
+	for _, r := range fleetrun.Fleet().Replicates(rep.Fleet[0]) {
 		for _, s := range r.Series[25:590] {
 			starts, served = starts+s.Starts, served+s.Served
 		}
@@ -357,7 +357,7 @@ func collapsedIn(t *testing.T, c fleet.Config, reps int) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := fleetrun.Summary(res[0]).RecoveredShare
+	s := fleetrun.Fleet().Summary(res[0]).RecoveredShare
 	return int(s.N - s.Count())
 }
 
@@ -440,7 +440,7 @@ func TestOutcomesAreWilson(t *testing.T) {
 	rep := galleryReplay(t, "google-cloud-2025-06-12")
 	for i, o := range rep.Outcomes {
 		var down int64
-		for _, r := range fleetrun.Replicates(rep.Fleet[i]) {
+		for _, r := range fleetrun.Fleet().Replicates(rep.Fleet[i]) {
 			if r.Verdict == fleetdata.Down {
 				down++
 			}
@@ -463,7 +463,7 @@ func TestOutcomesAreWilson(t *testing.T) {
 func TestAWSMechanism(t *testing.T) {
 	rep := galleryReplay(t, "aws-us-east-1-2025-10-20")
 	var before, after int64
-	for _, r := range fleetrun.GraphReplicates(rep.Graph[0]) {
+	for _, r := range fleetrun.Fleet().GraphReplicates(rep.Graph[0]) {
 		for s, p := range r.Services[0].Series[:600] {
 			switch {
 			case s < 60:
@@ -511,7 +511,7 @@ func TestAWSMechanism(t *testing.T) {
 // replay's 20 replicates.
 func TestAWSDeliveriesExplained(t *testing.T) {
 	rep := galleryReplay(t, "aws-us-east-1-2025-10-20")
-	for k, r := range fleetrun.GraphReplicates(rep.Graph[0]) {
+	for k, r := range fleetrun.Fleet().GraphReplicates(rep.Graph[0]) {
 		e := r.Edges[0]
 		calls := r.Services[droplets].Calls
 		if calls != e.Succeeded+awsTries*e.Failed {
@@ -570,7 +570,7 @@ func TestSidekiqHerdMechanism(t *testing.T) {
 	rep := galleryReplay(t, inc.Name)
 	for i, run := range inc.Runs {
 		var calls, jobs, dead int64
-		for _, r := range fleetrun.GraphReplicates(rep.Graph[i]) {
+		for _, r := range fleetrun.Fleet().GraphReplicates(rep.Graph[i]) {
 			calls += r.Services[1].Calls
 			jobs += r.Edges[0].Requests
 			dead += r.Edges[0].Failed
@@ -623,7 +623,7 @@ func TestSidekiqSweeps(t *testing.T) {
 		inc.Runs = inc.Runs[:1]
 		rep := replay(t, inc, reps)
 		var calls, jobs int64
-		for _, r := range fleetrun.GraphReplicates(rep.Graph[0]) {
+		for _, r := range fleetrun.Fleet().GraphReplicates(rep.Graph[0]) {
 			calls += r.Services[1].Calls
 			jobs += r.Edges[0].Requests
 		}

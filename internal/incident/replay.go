@@ -43,9 +43,9 @@ type Report struct {
 func Judge(inc Incident, seed uint64, fl []fleet.Result, gr []fleet.GraphResult) *Report {
 	rep := &Report{Incident: inc, Seed: seed, Fleet: fl, Graph: gr}
 	if len(fl) > 0 {
-		rep.Replicates = len(fleetrun.Replicates(fl[0]))
+		rep.Replicates = len(fleetrun.Fleet().Replicates(fl[0]))
 	} else if len(gr) > 0 {
-		rep.Replicates = len(fleetrun.GraphReplicates(gr[0]))
+		rep.Replicates = len(fleetrun.Fleet().GraphReplicates(gr[0]))
 	}
 	for i, run := range inc.Runs {
 		k, n := 0, 0
@@ -73,7 +73,7 @@ func Judge(inc Incident, seed uint64, fl []fleet.Result, gr []fleet.GraphResult)
 // short is not), and whether it had the incident's outcome.
 func (rep *Report) judge(i, r int) (judged, bad bool) {
 	if rep.Fleet != nil {
-		switch fleetrun.Replicates(rep.Fleet[i])[r].Verdict {
+		switch fleetrun.Fleet().Replicates(rep.Fleet[i])[r].Verdict {
 		case fleetdata.Down:
 			return true, true
 		case fleetdata.Recovered:
@@ -89,9 +89,9 @@ func (rep *Report) judge(i, r int) (judged, bad bool) {
 func jobDuplicates(rep *Report, i, r int) int64 {
 	g := &rep.Graph[i].Graph
 	var n int64
-	for k, e := range fleetrun.Edges(g) {
+	for k, e := range fleetrun.Fleet().Edges(g) {
 		if e.From >= 0 && g.Services[e.From].Name == fleetdata.WorkersService {
-			n += fleetrun.GraphReplicates(rep.Graph[i])[r].Edges[k].JobDuplicates
+			n += fleetrun.Fleet().GraphReplicates(rep.Graph[i])[r].Edges[k].JobDuplicates
 		}
 	}
 	return n
@@ -119,7 +119,7 @@ func sinceTrigger(rep *Report) float64 {
 // arriving from to until tail before the run's end, over its replicates.
 func failedShare(r fleet.Result, to, tail time.Duration) float64 {
 	var starts, served int64
-	for _, rep := range fleetrun.Replicates(r) {
+	for _, rep := range fleetrun.Fleet().Replicates(r) {
 		from, end := int(to.Seconds()), len(rep.Series)-int(tail.Seconds())
 		for _, s := range rep.Series[from:end] {
 			starts += s.Starts

@@ -41,7 +41,7 @@ func skFleet(name string, b backoff.Schedule, w int, herd float64) fleet.Workers
 
 // deadJobs is the outcome that a job used up its retries.
 func deadJobs(rep *Report, i, r int) bool {
-	return fleetrun.GraphReplicates(rep.Graph[i])[r].Edges[0].Failed > 0
+	return fleetrun.Fleet().GraphReplicates(rep.Graph[i])[r].Edges[0].Failed > 0
 }
 
 // sidekiq480 is Sidekiq's issue #480: jobs failing together, retried together.

@@ -65,10 +65,10 @@ func sqsVisibility() Incident {
 				figure: func(rep *Report) float64 {
 					i := rep.runIndex("no_key")
 					var sum int64
-					for r := range fleetrun.GraphReplicates(rep.Graph[i]) {
+					for r := range fleetrun.Fleet().GraphReplicates(rep.Graph[i]) {
 						sum += jobDuplicates(rep, i, r)
 					}
-					return float64(sum) / float64(len(fleetrun.GraphReplicates(rep.Graph[i])))
+					return float64(sum) / float64(len(fleetrun.Fleet().GraphReplicates(rep.Graph[i])))
 				}},
 		},
 		Assumptions: []Assumption{

@@ -364,7 +364,7 @@ func Plot(w io.Writer, rep *Report, ext string) error {
 	if rep.Incident.Kind == Fleet {
 		var runs [][]fleetdata.Point
 		for _, r := range rep.Fleet {
-			runs = append(runs, fleetrun.Series(r))
+			runs = append(runs, fleetrun.Fleet().Series(r))
 		}
 		title := fmt.Sprintf("retrysim incident %s: %s, means of %s, seed %d", rep.Incident.Name, human.Duration(rep.Incident.Duration),
 			human.Count(int64(rep.Replicates), "replicate"), rep.Seed)

@@ -175,7 +175,7 @@ func RunMap(ctx context.Context, cfgs []fleet.Config, opt fleet.Options) ([][]st
 	}
 	out := make([][]stats.Observation, len(res))
 	for i, r := range res {
-		if out[i] = fleetrun.Observations(r); out[i] == nil {
+		if out[i] = fleetrun.Fleet().Observations(r); out[i] == nil {
 			out[i] = []stats.Observation{}
 		}
 	}

@@ -94,7 +94,7 @@ func TestRecoveredAtOnceWhenNeverDown(t *testing.T) {
 			t.Fatal(err)
 		}
 		healthy := 0
-		for i, r := range fleetrun.Replicates(res[0]) {
+		for i, r := range fleetrun.Fleet().Replicates(res[0]) {
 			if r.Counts.Failed != 0 || r.Counts.Requests != r.Counts.Succeeded {
 				continue // not evidence either way
 			}

@@ -44,7 +44,7 @@ type SplitEstimate struct {
 
 // Estimate runs the splitting on cfg, checked with Memoryless on.
 func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstimate, error) {
-	if !fleetrun.Memoryless(cfg).On {
+	if !fleetrun.Fleet().Memoryless(cfg).On {
 		return SplitEstimate{}, pathtext.Errorf("memoryless.on", "splitting needs a Memoryless run")
 	}
 	if sp.Effort < 1 || sp.Effort > MaxEffort || len(sp.Levels) == 0 || sp.Importance == nil {
@@ -61,7 +61,7 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstim
 			seed := rng.ReplicateSeed(sp.Seed, uint64(k)*MaxEffort+uint64(j))
 			var tr fleetdata.Tracer
 			if k == 0 {
-				tr = fleetrun.NewTracer(cfg, seed)
+				tr = fleetrun.Fleet().NewTracer(cfg, seed)
 			} else {
 				tr = from[j%len(from)].Split(seed)
 			}
@@ -93,7 +93,7 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstim
 
 // Bytes bounds the memory one splitting run on cfg holds at once.
 func (sp Splitting) Bytes(cfg *fleet.Config) float64 {
-	return float64(2*sp.Effort+1) * fleetrun.PathBytes(cfg)
+	return float64(2*sp.Effort+1) * fleetrun.Fleet().PathBytes(cfg)
 }
 
 // CheckCost refuses a splitting on cfg one run of which would hold more than
@@ -103,12 +103,12 @@ func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 	if b <= limits.FleetBytes {
 		return nil
 	}
-	path, series := "effort", fleetrun.SeriesBytes(cfg)
-	if series > fleetrun.PathBytes(cfg)-series { // the series are most of a path
+	path, series := "effort", fleetrun.Fleet().SeriesBytes(cfg)
+	if series > fleetrun.Fleet().PathBytes(cfg)-series { // the series are most of a path
 		path = "horizon"
 	}
 	return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s paths a level keep up to %s paths at once, each a replicate's state of up to %.0f KiB (its series over %s included), about %s; at most %s",
-		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleetrun.PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(limits.FleetBytes))}
+		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleetrun.Fleet().PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(limits.FleetBytes))}
 }
 
 // RepeatRuns runs splittings lo to hi-1, run r seeded by Seed and r, on up to workers

@@ -98,11 +98,11 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 		if byClients {
 			label = fmt.Sprintf("%s, %d clients", label, r.Config.Client.Clients)
 		}
-		s := fleetrun.Summary(r)
+		s := fleetrun.Fleet().Summary(r)
 		succ.add(label, r.Config.Server.PFail, s.Succeeded, 100)
 		amp.add(label, r.Config.Server.PFail, s.Amplification, 1)
 	}
-	head := title + "\n" + subtitle + "; " + intervalsOver(len(fleetrun.Replicates(res[0]))) + "\n"
+	head := title + "\n" + subtitle + "; " + intervalsOver(len(fleetrun.Fleet().Replicates(res[0]))) + "\n"
 	top, err := comparePanel(head+"Requests that succeeded (%)", "server failure rate", "requests that succeeded (%)", "%", succ.curves(succ.labels))
 	if err != nil {
 		return err
@@ -172,7 +172,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 			k = 1
 		}
 		// A third quartile not reached is drawn to the run's end.
-		q, end := fleetrun.RecoveryCurve(r).Quartiles(), (r.Config.Duration - r.Config.Load.To).Seconds()
+		q, end := fleetrun.Fleet().RecoveryCurve(r).Quartiles(), (r.Config.Duration - r.Config.Load.To).Seconds()
 		e := schema.Estimate{Value: q.Median, Lo: q.P25, Hi: q.P75}
 		if math.IsNaN(e.Hi) {
 			e.Hi = end
@@ -183,7 +183,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		}
 		rec[k].add(label, r.Config.Load.Peak, e, 1)
 		if k == 0 {
-			dup.add(label, r.Config.Load.Peak, fleetrun.DuplicatesPerRequest(r), 1)
+			dup.add(label, r.Config.Load.Peak, fleetrun.Fleet().DuplicatesPerRequest(r), 1)
 		}
 		if !slices.Contains(heights, r.Config.Load.Peak) {
 			heights = append(heights, r.Config.Load.Peak)
@@ -195,7 +195,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		"the spike from %s to %s s; recovery: goodput back within 10%% of the load for good\n"+
 		"(the Kaplan-Meier median, its bar the quartiles, a replicate still down censored at the run's end, %s s;\n"+
 		"an arrow at the top edge, \"never\", when fewer than half recovered); duplicates: %s\n", title, g(c.Server.Base.Seconds()), g(c.Server.Slope.Seconds()), g(c.Net.Seconds()), g(c.Client.Timeout.Seconds()), g(c.Load.Rate),
-		g(c.Load.From.Seconds()), g(c.Load.To.Seconds()), g(end), intervalsOver(len(fleetrun.Replicates(res[0]))))
+		g(c.Load.From.Seconds()), g(c.Load.To.Seconds()), g(end), intervalsOver(len(fleetrun.Fleet().Replicates(res[0]))))
 	slices.Sort(heights)
 	ticks := valueTicks(heights, g, false)
 	pad := 0.05 * (heights[len(heights)-1] - heights[0])

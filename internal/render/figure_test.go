@@ -235,7 +235,7 @@ func spikeResults() []fleet.Result {
 					rep.Requests = 100
 					reps = append(reps, rep)
 				}
-				res = append(res, fleetrun.Result(cfg, reps))
+				res = append(res, fleetrun.Fleet().Result(cfg, reps))
 			}
 		}
 	}

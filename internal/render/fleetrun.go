@@ -51,7 +51,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	if p.Totals {
 		rows := make([]fleetdata.Totals, len(run.Results))
 		for i, res := range run.Results {
-			rows[i] = fleetrun.Totals(res)
+			rows[i] = fleetrun.Fleet().Totals(res)
 		}
 		reps := replicatesNoted(run.Replicates, "counts summed over them")
 		title := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what)
@@ -74,8 +74,8 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		Scenario:   run.ScenarioFile,
 	}
 	for _, res := range run.Results {
-		rep.Rows = append(rep.Rows, fleetrun.Summary(res))
-		pts := fleetrun.Series(res)
+		rep.Rows = append(rep.Rows, fleetrun.Fleet().Summary(res))
+		pts := fleetrun.Fleet().Series(res)
 		rep.Runs = append(rep.Runs, pts)
 		rep.Series = append(rep.Series, pts...)
 	}

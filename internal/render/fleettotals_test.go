@@ -82,13 +82,13 @@ func TestTotalsHTML(t *testing.T) {
 		return c
 	}
 	res := []fleet.Result{
-		fleetrun.Result(cfg("no_retries", 0.1), []fleetdata.Replicate{rep(100, 90, 110), rep(100, 80, 130)}),
-		fleetrun.Result(cfg("3_tries", 0.1), []fleetdata.Replicate{rep(100, 100, 100), rep(100, 100, 100)}),
-		fleetrun.Result(cfg("no_retries", 0.5), []fleetdata.Replicate{rep(4, 2, 4), rep(4, 2, 4)}),
+		fleetrun.Fleet().Result(cfg("no_retries", 0.1), []fleetdata.Replicate{rep(100, 90, 110), rep(100, 80, 130)}),
+		fleetrun.Fleet().Result(cfg("3_tries", 0.1), []fleetdata.Replicate{rep(100, 100, 100), rep(100, 100, 100)}),
+		fleetrun.Fleet().Result(cfg("no_retries", 0.5), []fleetdata.Replicate{rep(4, 2, 4), rep(4, 2, 4)}),
 	}
 	r := TotalsReport{Title: "retrysim fleet: test", Params: []string{"model: test"}, Results: res, PlotTitle: "test"}
 	for _, x := range res {
-		r.Rows = append(r.Rows, fleetrun.Totals(x))
+		r.Rows = append(r.Rows, fleetrun.Fleet().Totals(x))
 	}
 	var page bytes.Buffer
 	if err := lookup(t, TotalsDoc, "html").Runs(&page, r); err != nil {

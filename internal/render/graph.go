@@ -312,8 +312,8 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 	rep := GraphReport{Replicates: run.Replicates, Seed: run.Seed, Scenario: run.ScenarioFile}
 	for _, res := range run.Results {
 		rep.Graphs = append(rep.Graphs, res.Graph)
-		rep.Rows = append(rep.Rows, fleetrun.Rows(res)...)
-		rep.Series = append(rep.Series, fleetrun.GraphSeries(res)...)
+		rep.Rows = append(rep.Rows, fleetrun.Fleet().Rows(res)...)
+		rep.Series = append(rep.Series, fleetrun.Fleet().GraphSeries(res)...)
 		secs = max(secs, res.Graph.Duration)
 	}
 	reps := replicatesNoted(run.Replicates, "[lo, hi]: 95% intervals over them")

@@ -420,7 +420,7 @@ func (t TotalsReport) html(w io.Writer) error {
 				}
 				s := style.text(ratio(t.Rows[i]))
 				if len(t.Results) > 0 {
-					e := est(fleetrun.Summary(t.Results[i]))
+					e := est(fleetrun.Fleet().Summary(t.Results[i]))
 					s += style.interval(e.Lo, e.Hi)
 				}
 				cells = append(cells, num(s, i, field+"/"+of, ratio(t.Rows[i])))

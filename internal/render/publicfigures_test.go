@@ -59,9 +59,9 @@ func TestPublicFiguresAreJSONs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := fleetrun.Summary(res[0])
+	row := fleetrun.Fleet().Summary(res[0])
 	checkSummary(t, "fleet", res[0].Summary(), FleetTable().Figures([]fleetdata.RunRow{row})[0], FleetTable().FigureKeys(), fleetdata.Keys(fleetdata.RunFigures()))
-	reps := fleetrun.Replicates(res[0])
+	reps := fleetrun.Fleet().Replicates(res[0])
 	var requests, succeeded, calls float64 // the means over replicates, from the replicates
 	for _, r := range reps {
 		requests += float64(r.Requests) / 3
@@ -79,7 +79,7 @@ func TestPublicFiguresAreJSONs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, p := range fleetrun.Series(res[0]) {
+		for i, p := range fleetrun.Fleet().Series(res[0]) {
 			if vals[i] != c.get(p) {
 				t.Errorf("series %q second %d: %g; json writes %g", c.key, i, vals[i], c.get(p))
 			}
@@ -94,7 +94,7 @@ func TestPublicFiguresAreJSONs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := fleetrun.Rows(gres[0])
+	rows := fleetrun.Fleet().Rows(gres[0])
 	sums := gres[0].Summaries()
 	if len(sums) != len(rows) {
 		t.Fatalf("%d summaries for %d rows", len(sums), len(rows))
@@ -105,8 +105,8 @@ func TestPublicFiguresAreJSONs(t *testing.T) {
 		}
 		checkSummary(t, "graph", s, GraphTable().Figures(rows)[i], GraphTable().FigureKeys(), fleetdata.Keys(fleetdata.GraphFigures()))
 	}
-	checkSummary(t, "workers", gres[0].WorkersSummary(), WorkersTable().Figures(fleetrun.WorkersRows(gres[0]))[0], WorkersTable().FigureKeys(), fleetdata.Keys(fleetdata.WorkersFigures()))
-	pts := fleetrun.GraphSeries(gres[0])
+	checkSummary(t, "workers", gres[0].WorkersSummary(), WorkersTable().Figures(fleetrun.Fleet().WorkersRows(gres[0]))[0], WorkersTable().FigureKeys(), fleetdata.Keys(fleetdata.WorkersFigures()))
+	pts := fleetrun.Fleet().GraphSeries(gres[0])
 	for _, s := range gres[0].Series() {
 		t0 := slices.IndexFunc(pts, func(p fleetdata.GraphPoint) bool { return p.Service == s.Service })
 		for _, c := range graphSeries {

@@ -97,9 +97,9 @@ func workersPointFields(p fleetdata.WorkersPoint, deps []string) []field {
 // Add appends a run's result: its graph, services' rows, row and series.
 func (r *WorkersReport) Add(res fleet.GraphResult) {
 	r.Graphs = append(r.Graphs, res.Graph)
-	r.Services = append(r.Services, fleetrun.Rows(res)...)
-	r.Rows = append(r.Rows, fleetrun.WorkersRows(res)...)
-	r.Series = append(r.Series, fleetrun.WorkersSeries(res)...)
+	r.Services = append(r.Services, fleetrun.Fleet().Rows(res)...)
+	r.Rows = append(r.Rows, fleetrun.Fleet().WorkersRows(res)...)
+	r.Series = append(r.Series, fleetrun.Fleet().WorkersSeries(res)...)
 }
 
 // WorkersOutputs renders res as retrysim workers prints them, and the plot by extension.

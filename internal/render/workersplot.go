@@ -288,7 +288,7 @@ func (r WorkersReport) triggers() []window {
 func (r WorkersReport) outages() (from, to float64, ok bool) {
 	from, to = math.Inf(1), math.Inf(-1)
 	for i := range r.Graphs {
-		if f, t, on := fleetrun.OutageWindow(&r.Graphs[i]); on {
+		if f, t, on := fleetrun.Fleet().OutageWindow(&r.Graphs[i]); on {
 			from, to, ok = math.Min(from, f), math.Max(to, t), true
 		}
 	}

@@ -16,7 +16,7 @@ import (
 // Kind is a kind of run of runs C, a replicate P, a result R. Its work is items: item k is
 // replicate k%replicates of every run of point k/replicates, runs perPoint a point.
 type Kind[C, P, R any] struct {
-	// run runs opts.Replicates replicates of each of runs from fleetrun.First.
+	// run runs opts.Replicates replicates of each of runs from fleetrun.Fleet().First.
 	run        func(ctx context.Context, runs []C, opts fleet.Options) ([]R, error)
 	replicates func(R) []P
 	result     func(C, []P) R
@@ -32,25 +32,25 @@ type Kind[C, P, R any] struct {
 
 // Fleet is retrysim fleet's kind: many clients, one server.
 func Fleet() Kind[fleet.Config, fleetdata.Replicate, fleet.Result] {
-	return withRows(Kind[fleet.Config, fleetdata.Replicate, fleet.Result]{run: fleet.Run, replicates: fleetrun.Replicates,
-		result: fleetrun.Result, CheckReplicate: fleetrun.CheckReplicate, Name: func(c fleet.Config) string { return c.Name }},
+	return withRows(Kind[fleet.Config, fleetdata.Replicate, fleet.Result]{run: fleet.Run, replicates: fleetrun.Fleet().Replicates,
+		result: fleetrun.Fleet().Result, CheckReplicate: fleetrun.Fleet().CheckReplicate, Name: func(c fleet.Config) string { return c.Name }},
 		render.FleetTable(), summary)
 }
 
 // Graph is retrysim graph's kind: a row a service of a graph.
 func Graph() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
-	return withRows(graphRuns(), render.GraphTable(), fleetrun.Rows)
+	return withRows(graphRuns(), render.GraphTable(), fleetrun.Fleet().Rows)
 }
 
 // Workers is retrysim workers' kind: a row a run.
 func Workers() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
-	return withRows(graphRuns(), render.WorkersTable(), fleetrun.WorkersRows)
+	return withRows(graphRuns(), render.WorkersTable(), fleetrun.Fleet().WorkersRows)
 }
 
 // graphRuns is the kind of graphs' runs, its rows not yet said (withRows).
 func graphRuns() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
-	return Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{run: fleet.RunGraph, replicates: fleetrun.GraphReplicates,
-		result: fleetrun.GraphResult, CheckReplicate: fleetrun.CheckGraphReplicate, Name: func(g fleet.Graph) string { return g.Name }}
+	return Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{run: fleet.RunGraph, replicates: fleetrun.Fleet().GraphReplicates,
+		result: fleetrun.Fleet().GraphResult, CheckReplicate: fleetrun.Fleet().CheckGraphReplicate, Name: func(g fleet.Graph) string { return g.Name }}
 }
 
 // withRows is k with its rows from of, written by t.
@@ -74,7 +74,7 @@ func (k Kind[C, P, R]) Run(ctx context.Context, runs []C, perPoint int, opts fle
 			last = min(hi/reps, len(runs)/perPoint)
 		}
 		o := opts
-		*fleetrun.First(&o), o.Replicates = r, n
+		*fleetrun.Fleet().First(&o), o.Replicates = r, n
 		res, err := k.run(ctx, runs[p*perPoint:last*perPoint], o)
 		if err != nil {
 			return nil, err
@@ -109,7 +109,9 @@ func (k Kind[C, P, R]) Fold(runs []C, perPoint int, items [][]P) []R {
 }
 
 // summary is a fleet run's one row.
-func summary(r fleet.Result) []fleetdata.RunRow { return []fleetdata.RunRow{fleetrun.Summary(r)} }
+func summary(r fleet.Result) []fleetdata.RunRow {
+	return []fleetdata.RunRow{fleetrun.Fleet().Summary(r)}
+}
 
 // Check refuses item k of runs unless it holds a replicate of each run of its point; a
 // wrong length is "N runs; " and want, of perPoint.

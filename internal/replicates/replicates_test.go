@@ -41,7 +41,7 @@ func TestRunSlices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := Fleet().Fold(runs, 1, items)[p]; fmt.Sprintf("%+v", fleetrun.Replicates(got)) != fmt.Sprintf("%+v", fleetrun.Replicates(want[0])) || got.Config.Client.Timeout != c.Client.Timeout {
+		if got := Fleet().Fold(runs, 1, items)[p]; fmt.Sprintf("%+v", fleetrun.Fleet().Replicates(got)) != fmt.Sprintf("%+v", fleetrun.Fleet().Replicates(want[0])) || got.Config.Client.Timeout != c.Client.Timeout {
 			t.Errorf("point %d: the sweep's result is not Run's", p)
 		}
 	}
