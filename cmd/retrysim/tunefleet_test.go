@@ -97,4 +97,10 @@ func TestTuneFleetBrooker(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "no setting of a fleet run has this path (want one of load.kind, load.rate") {
 		t.Errorf("an unknown path: exit %d, %q; want 2 and the valid paths", code, stderr)
 	}
+	for _, values := range []string{"", ",", " , "} {
+		_, stderr, code := retrysim(t, "tune", "fleet", "-preset", "brooker-collapse", "-search", "client.attempts="+values, "-maximize", "client.attempts")
+		if want := "retrysim: -search: client.attempts: "; code != 2 || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, "panic") {
+			t.Errorf("-search client.attempts=%q: exit %d, %q; want 2 and %q", values, code, stderr, want)
+		}
+	}
 }

@@ -50,7 +50,9 @@ func fleetAxis(arg string, set func(path, value string) error) (Axis, error) {
 		return Axis{}, pathtext.Errorf("search", "%q is not PATH=VALUES", arg)
 	}
 	a := Axis{Path: path}
-	first := strings.TrimSpace(strings.FieldsFunc(values+",", func(r rune) bool { return r == ',' || r == ':' })[0])
+	first, _, _ := strings.Cut(strings.TrimLeft(values, " ,:"), ",")
+	first, _, _ = strings.Cut(first, ":")
+	first = strings.TrimSpace(first)
 	_, numErr := strconv.ParseFloat(first, 64)
 	_, durErr := time.ParseDuration(first)
 	var err error
