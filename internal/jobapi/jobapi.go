@@ -23,7 +23,6 @@ import (
 // Hooks are package retrysim's functions that this package hands on.
 type Hooks struct {
 	Results        func(rep any, ci, expect bool) stats.Report
-	Params         func(e any) stats.Params
 	SweepStats     func(res any) stats.Sweep
 	Settings       func() []SettingDef
 	Unread         func(e any) map[string]string

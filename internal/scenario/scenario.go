@@ -315,7 +315,7 @@ func decodeStep(zero any, n *yaml.Node) (any, error) {
 			return &b, nil
 		}
 		if n.Kind != yaml.MappingNode {
-			return nil, notA(n, "scenario.backoffFile")
+			return nil, notA(n, "scenario.backoffFile") // typeWords says what it wants
 		}
 		return &b, b.read(n, "backoff.", "")
 	}

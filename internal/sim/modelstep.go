@@ -66,15 +66,18 @@ func (r *reader) get(key string) (any, error) {
 	return nil, pathtext.Errorf(r.path+"."+key, "%s", r.missing)
 }
 
-// whole is the whole number under key.
-func (r *reader) whole(key string) (int64, error) {
+// typed is the value under key as a T, refused as not a what.
+func typed[T any](r *reader, key, what string) (T, error) {
 	v, err := r.get(key)
-	n, ok := v.(int64)
+	x, ok := v.(T)
 	if err == nil && !ok {
-		err = pathtext.Errorf(r.path+"."+key, "%v is not a whole number", v)
+		err = pathtext.Errorf(r.path+"."+key, "%v is not a %s", v, what)
 	}
-	return n, err
+	return x, err
 }
+
+// whole is the whole number under key.
+func (r *reader) whole(key string) (int64, error) { return typed[int64](r, key, "whole number") }
 
 // int is the whole number under key, refused beyond an int.
 func (r *reader) int(key string) (int, error) {
@@ -108,14 +111,7 @@ func (r *reader) latency(key string) (provider.Latency, error) {
 }
 
 // name is the name under key.
-func (r *reader) name(key string) (string, error) {
-	v, err := r.get(key)
-	name, ok := v.(string)
-	if err == nil && !ok {
-		err = pathtext.Errorf(r.path+"."+key, "%v is not a name", v)
-	}
-	return name, err
-}
+func (r *reader) name(key string) (string, error) { return typed[string](r, key, "name") }
 
 // unread refuses a key no setting of what is written under.
 func (r *reader) unread(what string) error {
