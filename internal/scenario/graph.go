@@ -106,25 +106,14 @@ func (r *graphReader) list(n *yaml.Node, path, what string) error {
 	return nil
 }
 
-// text reads a name.
-func (r *graphReader) text(v *yaml.Node, path string) (string, error) {
-	var s string
-	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || v.Decode(&s) != nil {
-		return "", r.fail(v, path, fmt.Sprintf("%q is not a name", v.Value))
-	}
-	if err := stats.CheckName(s); err != nil {
-		return "", r.fail(v, path, err.Error())
-	}
-	return s, nil
-}
-
 // name reads the name under key in vals, of mapping n at path, refusing it
 // missing with why.
 func (r *graphReader) name(n *yaml.Node, vals map[string]*yaml.Node, key, path, why string) (string, error) {
 	if vals[key] == nil {
 		return "", r.fail(n, path+"."+key, "missing; "+why)
 	}
-	return r.text(vals[key], path+"."+key)
+	var s string
+	return s, r.value(&s, vals[key], path+"."+key, "", nil)
 }
 
 // sections reads each of the mappings secs vals gives, at path, into c
@@ -140,52 +129,44 @@ func (r *graphReader) sections(vals map[string]*yaml.Node, path string, c *fleet
 	return nil
 }
 
-// flag reads true or false.
-func (r *graphReader) flag(v *yaml.Node, path string) (bool, error) {
-	var b bool
-	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" || v.Decode(&b) != nil {
-		return false, r.fail(v, path, fmt.Sprintf("%q is not true or false", v.Value))
-	}
-	return b, nil
-}
-
-// time reads a duration such as 250ms or 2s.
-func (r *graphReader) time(v *yaml.Node, path string) (time.Duration, error) {
-	d, msg := readDuration(v)
-	if msg != "" {
-		return 0, r.fail(v, path, msg)
-	}
-	return d, nil
-}
-
 // value reads v into field, a setting of the graph or of an entry: a
 // *string (a name), a *time.Duration, a *bool, a *float64 (a
 // probability), an *int, or one of names read as text, a what.
 func (r *graphReader) value(field any, v *yaml.Node, path, what string, names []string) error {
-	var err error
+	scalar := v.Kind == yaml.ScalarNode
 	switch d := field.(type) {
 	case *string:
-		*d, err = r.text(v, path)
+		if !scalar || v.ShortTag() != "!!str" || v.Decode(d) != nil {
+			return r.fail(v, path, fmt.Sprintf("%q is not a name", v.Value))
+		}
+		if err := stats.CheckName(*d); err != nil {
+			return r.fail(v, path, err.Error())
+		}
 	case *time.Duration:
-		*d, err = r.time(v, path)
+		var msg string
+		if *d, msg = readDuration(v); msg != "" {
+			return r.fail(v, path, msg)
+		}
 	case *bool:
-		*d, err = r.flag(v, path)
+		if !scalar || v.ShortTag() != "!!bool" || v.Decode(d) != nil {
+			return r.fail(v, path, fmt.Sprintf("%q is not true or false", v.Value))
+		}
 	case *float64:
-		if v.Kind != yaml.ScalarNode || v.Decode(d) != nil || !(*d >= 0 && *d <= 1) {
+		if !scalar || v.Decode(d) != nil || !(*d >= 0 && *d <= 1) {
 			return r.fail(v, path, fmt.Sprintf("%q is not a probability from 0 to 1", v.Value))
 		}
 	case *int:
-		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(d) != nil {
+		if !scalar || v.ShortTag() != "!!int" || v.Decode(d) != nil {
 			return r.fail(v, path, fmt.Sprintf("%q is not a whole number", v.Value))
 		}
 	case encoding.TextUnmarshaler:
-		if v.Kind != yaml.ScalarNode || d.UnmarshalText([]byte(v.Value)) != nil {
+		if !scalar || d.UnmarshalText([]byte(v.Value)) != nil {
 			return r.fail(v, path, fmt.Sprintf("%q is not %s (want one of %s)", v.Value, what, strings.Join(names, ", ")))
 		}
 	default:
 		panic("scenario: the graph setting " + path + " has a field of a type the graph reader does not read")
 	}
-	return err
+	return nil
 }
 
 // entrySettings reads an entry's settings from its mapping's values ev into
@@ -252,14 +233,9 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 			}
 			continue
 		}
-		t, err := r.time(v, path+"."+key) // from or to
-		if err != nil {
+		window := map[string]*time.Duration{"from": &c.Outage.From, "to": &c.Outage.To}
+		if err := r.value(window[key], v, path+"."+key, "", nil); err != nil {
 			return err
-		}
-		if key == "from" {
-			c.Outage.From = t
-		} else {
-			c.Outage.To = t
 		}
 	}
 	if section == "outage" {
@@ -438,7 +414,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 		}
 		node.Server, node.Outage = c.Server, c.Outage
 		if v := sv["parallel"]; v != nil {
-			if node.Parallel, err = r.flag(v, path+".parallel"); err != nil {
+			if err := r.value(&node.Parallel, v, path+".parallel", "", nil); err != nil {
 				return nil, err
 			}
 		}

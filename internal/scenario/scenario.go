@@ -71,24 +71,6 @@ type fieldError struct {
 
 func (e *fieldError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
-// probability is a YAML number in [0, 1].
-type probability struct {
-	v    float64
-	line int
-}
-
-func (p *probability) UnmarshalYAML(n *yaml.Node) error {
-	var f float64
-	if err := n.Decode(&f); err != nil {
-		return err
-	}
-	if math.IsNaN(f) || f < 0 || f > 1 {
-		return &fieldError{n.Line, n.Column, fmt.Sprintf("%v is not a probability in [0, 1]", f)}
-	}
-	p.v, p.line = f, n.Line
-	return nil
-}
-
 // duration is a YAML duration such as 250ms or 2s, not negative.
 type duration struct {
 	v time.Duration
@@ -131,35 +113,6 @@ func (w *whole) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&w.v) != nil {
 		return &fieldError{n.Line, n.Column, fmt.Sprintf("want a whole number, not %q", n.Value)}
 	}
-	return nil
-}
-
-// latency is a fixed duration (20ms) or a lognormal {median: 20ms, p99: 200ms}.
-type latency struct {
-	v provider.Latency
-}
-
-func (l *latency) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode {
-		var d duration
-		if err := n.Decode(&d); err != nil {
-			return err
-		}
-		l.v = provider.Latency{Median: d.v}
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		return &fieldError{n.Line, n.Column, "want a duration (20ms) or {median: 20ms, p99: 200ms}"}
-	}
-	var median, p99 duration
-	if err := decodeKeys(n, "median and p99", map[string]any{"median": &median, "p99": &p99}); err != nil {
-		return err
-	}
-	v := provider.Latency{Median: median.v, P99: p99.v}
-	if err := scenariocheck.Latency(v); err != nil { // as the flags check theirs
-		return &fieldError{n.Line, n.Column, err.Error()}
-	}
-	l.v = v
 	return nil
 }
 
@@ -398,25 +351,45 @@ func andList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
-// decodeKind reads n as a value of kind k, an enumeration as its name.
+// decodeKind reads n as a value of kind k, an enumeration as its name, a
+// latency as a fixed duration (20ms) or a lognormal {median: 20ms, p99: 200ms}.
 func decodeKind(k enum.Kind, n *yaml.Node) (any, error) {
-	switch k {
-	case enum.Probability:
-		var p probability
-		err := n.Decode(&p)
-		return p.v, err
-	case enum.Duration:
+	if n.Kind == yaml.AliasNode { // as yaml decodes an alias: its anchor's node
+		n = n.Alias
+	}
+	switch {
+	case k == enum.Probability:
+		var f float64
+		if err := n.Decode(&f); err != nil {
+			return f, err
+		}
+		if math.IsNaN(f) || f < 0 || f > 1 {
+			return f, &fieldError{n.Line, n.Column, fmt.Sprintf("%v is not a probability in [0, 1]", f)}
+		}
+		return f, nil
+	case k == enum.Duration || k == enum.Latency && n.Kind == yaml.ScalarNode:
 		var d duration
 		err := n.Decode(&d)
+		if k == enum.Latency {
+			return provider.Latency{Median: d.v}, err
+		}
 		return d.v, err
-	case enum.Whole:
+	case k == enum.Whole:
 		var w whole
 		err := n.Decode(&w)
 		return w.v, err
-	case enum.Latency:
-		var l latency
-		err := n.Decode(&l)
-		return l.v, err
+	case k == enum.Latency && n.Kind != yaml.MappingNode:
+		return nil, &fieldError{n.Line, n.Column, "want a duration (20ms) or {median: 20ms, p99: 200ms}"}
+	case k == enum.Latency:
+		var median, p99 duration
+		if err := decodeKeys(n, "median and p99", map[string]any{"median": &median, "p99": &p99}); err != nil {
+			return nil, err
+		}
+		v := provider.Latency{Median: median.v, P99: p99.v}
+		if err := scenariocheck.Latency(v); err != nil { // as the flags check theirs
+			return nil, &fieldError{n.Line, n.Column, err.Error()}
+		}
+		return v, nil
 	}
 	var name string
 	err := n.Decode(&name)
