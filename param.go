@@ -36,6 +36,8 @@ const maxSetAxes = sweep.MaxSets
 
 // field is a field of a step or of the queue that a setting names, one table for Override and for sweeps.
 type field struct {
+	// name is the setting's (p_fail, queue.ttl); key, if not empty, its key in errors (queue.backoff.policy).
+	name, key string
 	// put sets v, of the field's own type, reporting false for another type.
 	put func(st *provider.Step, q *delivery.Config, v any) bool
 	// spec, for a numeric field, is what values a sweep gives it, and from turns one into the field's
@@ -57,19 +59,12 @@ var (
 	durationSpec    = &sweep.Spec{Kind: sweep.Duration, Min: 0, Max: limits.MaxDuration.Seconds()}
 )
 
-// setting is one declaration of settingTable.
-type setting struct {
-	name, key string
-	field
-}
-
 func lookupTable(name string) (field, bool) {
-	for _, s := range settingTable {
-		if s.name == name {
-			return s.field, true
-		}
+	i := slices.IndexFunc(settingTable, func(f field) bool { return f.name == name })
+	if i < 0 {
+		return field{}, false
 	}
-	return field{}, false
+	return settingTable[i], true
 }
 
 // fieldNames are the sorted names of a step's fields, or the queue's, only the numeric ones if numeric.
@@ -87,23 +82,22 @@ func fieldNames(queue, numeric bool) []string {
 
 // settingTable declares every setting of a step, then of the queue, in the order reports list them:
 // Settings, Override, lookupParam, the command's flags and Unread read it.
-var settingTable = func() []setting {
-	var out []setting
+var settingTable = func() []field {
+	var out []field
 	for _, p := range decl.StepSettings() {
 		if p.Name != "" {
 			f := fieldOf(p.Setting, func(st *provider.Step, _ *delivery.Config) *provider.Step { return st })
-			f.lossy, f.timed, f.stepOnly = p.Lossy, p.Timed, p.OneStep
-			out = append(out, setting{name: p.Name, field: f})
+			f.name, f.lossy, f.timed, f.stepOnly = p.Name, p.Lossy, p.Timed, p.OneStep
+			out = append(out, f)
 		}
 	}
 	for _, d := range decl.Settings[delivery.Config]() {
 		f := fieldOf(d, func(_ *provider.Step, q *delivery.Config) *delivery.Config { return q })
-		f.timed = true
-		s := setting{name: "queue." + d.Name, field: f}
+		f.name, f.timed = "queue."+d.Name, true
 		if d.Key != d.Name {
-			s.key = "queue." + d.Key
+			f.key = "queue." + d.Key
 		}
-		out = append(out, s)
+		out = append(out, f)
 	}
 	return out
 }()
