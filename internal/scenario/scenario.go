@@ -599,21 +599,6 @@ const stepBackoffDepth = 4
 // nested thousands deep gets a short error.
 const maxDepth = 16
 
-// tooDeep is the first node under n (at depth) nested past maxDepth, or nil.
-func tooDeep(n *yaml.Node, depth int) *yaml.Node {
-	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
-		if depth++; depth > maxDepth {
-			return n
-		}
-	}
-	for _, c := range n.Content {
-		if d := tooDeep(c, depth); d != nil {
-			return d
-		}
-	}
-	return nil
-}
-
 // Parse reads a scenario file's bytes; name labels errors.
 func Parse(name string, data []byte) (Loaded, error) {
 	var root yaml.Node
@@ -632,10 +617,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 		}
 		return Loaded{}, &Error{File: name, Line: line, Msg: "a second YAML document; a scenario file holds one"}
 	}
-	if n := tooDeep(root.Content[0], 0); n != nil {
-		return Loaded{}, &Error{File: name, Line: n.Line, Msg: fmt.Sprintf("mappings and lists nested more than %d deep; a scenario file's deepest key, steps[i].backoff.policy, is %d", maxDepth, stepBackoffDepth)}
-	}
-	if err := checkKeys(name, root.Content[0], ""); err != nil {
+	if err := checkKeys(name, root.Content[0], "", 0); err != nil {
 		return Loaded{}, err
 	}
 	var f file
@@ -863,10 +845,16 @@ func (q *queueFile) config(name string, m *yaml.Node, path string) (delivery.Con
 	return c, nil
 }
 
-// checkKeys refuses, in any mapping under n (at path), a key given twice in
-// any spelling (budget_ratio, budget-ratio), a YAML merge key, and a key
-// with no value but the sections.
-func checkKeys(name string, n *yaml.Node, path string) error {
+// checkKeys refuses, in any mapping under n (at path and depth), a key
+// given twice in any spelling (budget_ratio, budget-ratio), a YAML merge
+// key, and a key with no value but the sections; and mappings and lists
+// nested past maxDepth.
+func checkKeys(name string, n *yaml.Node, path string, depth int) error {
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		if depth++; depth > maxDepth {
+			return &Error{File: name, Line: n.Line, Msg: fmt.Sprintf("mappings and lists nested more than %d deep; a scenario file's deepest key, steps[i].backoff.policy, is %d", maxDepth, stepBackoffDepth)}
+		}
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		type first struct {
@@ -895,13 +883,15 @@ func checkKeys(name string, n *yaml.Node, path string) error {
 			if v := n.Content[i+1]; v.Kind == yaml.ScalarNode && v.Tag == "!!null" && p != "queue" && p != "fleet" && p != "graph" {
 				return &Error{File: name, Line: k.Line, Field: p, Msg: "no value; give one or leave the key out"}
 			}
-			if err := checkKeys(name, n.Content[i+1], p); err != nil {
-				return err
+			for _, c := range n.Content[i : i+2] { // a key may be a mapping too
+				if err := checkKeys(name, c, p, depth); err != nil {
+					return err
+				}
 			}
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			if err := checkKeys(name, c, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := checkKeys(name, c, fmt.Sprintf("%s[%d]", path, i), depth); err != nil {
 				return err
 			}
 		}
