@@ -17,12 +17,7 @@ type Text struct {
 func Textf(format string, args ...any) Text { return Text{format, args} }
 
 // String is the message with each setting named by its path.
-func (t Text) String() string {
-	if t.format == "" {
-		return ""
-	}
-	return fmt.Sprintf(t.format, t.args...)
-}
+func (t Text) String() string { return t.Words(func(path string) string { return path }) }
 
 // Words is the message with each setting named by name(path).
 func (t Text) Words(name func(path string) string) string {
