@@ -196,7 +196,7 @@ func (r *Run) checkOutputs() error {
 	if err := render.CheckFleetFiles(r.Series.Path, r.Plot.Path); err != nil {
 		return flagval.Usage(err)
 	}
-	if err := outfile.CheckReading("scenario file", r.Scenario, r.O.Out, r.Series, r.Plot); err != nil {
+	if err := outfile.CheckReading("scenario file", []string{r.Scenario}, r.O.Out, r.Series, r.Plot); err != nil {
 		return flagval.Usage(err)
 	}
 	if r.Shard.Count > 0 {

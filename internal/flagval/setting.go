@@ -69,9 +69,9 @@ func (m *Model) Apply(sc provider.Scenario, file *delivery.Config) (provider.Sce
 // only the delivery model reads, which Refuse refuses.
 func GivenSettings(fs *flag.FlagSet, delivery bool) []api.Setting {
 	var settings []api.Setting
-	for _, f := range givenSettingFlags(fs, delivery) {
-		settings = append(settings, api.Setting{Name: f.setting, Value: f.Value.(flag.Getter).Get()})
-	}
+	eachGivenSetting(fs, delivery, func(f *flag.Flag, setting string) {
+		settings = append(settings, api.Setting{Name: setting, Value: f.Value.(flag.Getter).Get()})
+	})
 	return settings
 }
 
@@ -79,31 +79,23 @@ func GivenSettings(fs *flag.FlagSet, delivery bool) []api.Setting {
 // lease", but those unread (by flag name).
 func Overrides(fs *flag.FlagSet, delivery bool, unread map[string]string) string {
 	var text []string
-	for _, f := range givenSettingFlags(fs, delivery) {
+	eachGivenSetting(fs, delivery, func(f *flag.Flag, _ string) {
 		if unread[f.Name] == "" {
 			text = append(text, "-"+f.Name+" "+f.Value.String())
 		}
-	}
+	})
 	return strings.Join(text, ", ")
 }
 
-// settingFlag is a flag set on a FlagSet with the setting it gives.
-type settingFlag struct {
-	*flag.Flag
-	setting string
-}
-
-// givenSettingFlags are GivenSettings' flags, in api.Settings' order.
-func givenSettingFlags(fs *flag.FlagSet, delivery bool) []settingFlag {
-	set := map[string]*flag.Flag{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = f })
-	var out []settingFlag
+// eachGivenSetting calls do with GivenSettings' flags and their settings,
+// in api.Settings' order.
+func eachGivenSetting(fs *flag.FlagSet, delivery bool, do func(f *flag.Flag, setting string)) {
+	set := Given(fs)
 	for _, s := range jobapi.Settings() {
-		if f := set[FlagOf(s.Name)]; f != nil && (delivery || !s.Delivery) {
-			out = append(out, settingFlag{f, s.Name})
+		if f := FlagOf(s.Name); set[f] && (delivery || !s.Delivery) {
+			do(fs.Lookup(f), s.Name)
 		}
 	}
-	return out
 }
 
 // LibraryError turns the library's refusal of a setting, a

@@ -24,14 +24,11 @@ func Merge(ctx context.Context, args []string, help string, stdout io.Writer) er
 	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), help, stdout); err != nil {
 		return err
 	}
-	if err := outfile.Check(o.Out); err != nil {
-		return flagval.Usage(err)
-	}
 	files := fs.Args()
 	if len(files) == 0 {
 		return flagval.Usage(fmt.Errorf("merge: no shard files given (want retrysim merge FILES...)"))
 	}
-	if err := outfile.NotInput(o.Out, "shard file", files); err != nil {
+	if err := outfile.CheckReading("shard file", files, o.Out); err != nil {
 		return flagval.Usage(err)
 	}
 	rep, err := api.MergeFiles(files...)

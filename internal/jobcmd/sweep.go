@@ -183,7 +183,7 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 	if err != nil {
 		return r, flagval.Usage(err)
 	}
-	if err := outfile.CheckReading("scenario file", r.Scenario, r.O.Out, r.Plot); err != nil {
+	if err := outfile.CheckReading("scenario file", []string{r.Scenario}, r.O.Out, r.Plot); err != nil {
 		return r, flagval.Usage(err)
 	}
 	err = flagval.Refuse(fs, func(n string) string {

@@ -46,7 +46,7 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 	if err := j.Parse(args, help, nil, stdout); err != nil {
 		return err
 	}
-	if err := outfile.CheckReading("scenario file", j.Scenario, j.O.Out); err != nil {
+	if err := outfile.CheckReading("scenario file", []string{j.Scenario}, j.O.Out); err != nil {
 		return flagval.Usage(err)
 	}
 	if j.Shard.Count > 0 {

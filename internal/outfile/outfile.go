@@ -144,7 +144,12 @@ func canonical(path string) string {
 }
 
 // Check checks each output before any work and refuses two that name one file.
-func Check(outs ...File) error {
+func Check(outs ...File) error { return CheckReading("", nil, outs...) }
+
+// CheckReading checks outs as Check does and refuses any that names one of
+// inputs ("" for none), the command's inputs of kind ("scenario file"),
+// under any name.
+func CheckReading(kind string, inputs []string, outs ...File) error {
 	dests := make([]dest, len(outs))
 	for i, o := range outs {
 		d, err := o.check()
@@ -157,19 +162,10 @@ func Check(outs ...File) error {
 				return fmt.Errorf("-%s: %s is also -%s's file; give each its own", o.Flag, o.Path, outs[j].Flag)
 			}
 		}
-	}
-	return nil
-}
-
-// CheckReading checks outs as Check does and refuses any that names input
-// ("" for none), the command's kind of input ("scenario file").
-func CheckReading(kind, input string, outs ...File) error {
-	if err := Check(outs...); err != nil || input == "" {
-		return err
-	}
-	for _, o := range outs {
-		if err := NotInput(o, kind, []string{input}); err != nil {
-			return err
+		for _, f := range inputs {
+			if sameFile(d, dest{path: f}) {
+				return fmt.Errorf("-%s: %s is the %s %s; writing the output there would destroy it", o.Flag, o.Path, kind, f)
+			}
 		}
 	}
 	return nil
@@ -307,19 +303,4 @@ func writeClose(f *os.File, data []byte) error {
 		err = cerr
 	}
 	return err
-}
-
-// NotInput refuses an out that is one of files, the command's inputs of kind
-// ("shard file"), under any name.
-func NotInput(out File, kind string, files []string) error {
-	d, err := out.check()
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		if sameFile(d, dest{path: f}) {
-			return fmt.Errorf("-%s: %s is the %s %s; writing the output there would destroy it", out.Flag, out.Path, kind, f)
-		}
-	}
-	return nil
 }

@@ -190,7 +190,7 @@ func TestCheckRefusesWhatCannotBeWritten(t *testing.T) {
 // -o may not name a file the command reads, under any name: the same path,
 // another spelling, a symbolic link or a hard link to it. Another file, or
 // a new one, is fine.
-func TestNotInputRefusesAnInputUnderAnyName(t *testing.T) {
+func TestCheckReadingRefusesAnInputUnderAnyName(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "shard-0.json")
 	other := filepath.Join(dir, "shard-1.json")
@@ -210,15 +210,15 @@ func TestNotInputRefusesAnInputUnderAnyName(t *testing.T) {
 		names["hard link"] = filepath.Join(dir, "hard.json")
 	}
 	for name, out := range names {
-		err := NotInput(File{Flag: "o", Path: out}, "shard file", []string{other, in})
+		err := CheckReading("shard file", []string{other, in}, File{Flag: "o", Path: out})
 		want := "-o: " + out + " is the shard file " + in + "; writing the output there would destroy it"
 		if err == nil || err.Error() != want {
-			t.Errorf("%s: NotInput = %v; want %q", name, err, want)
+			t.Errorf("%s: CheckReading = %v; want %q", name, err, want)
 		}
 	}
 	for _, out := range []string{filepath.Join(dir, "merged.json"), ""} {
-		if err := NotInput(File{Flag: "o", Path: out}, "shard file", []string{in, other}); err != nil {
-			t.Errorf("NotInput(%q) = %v; want nil", out, err)
+		if err := CheckReading("shard file", []string{in, other}, File{Flag: "o", Path: out}); err != nil {
+			t.Errorf("CheckReading(%q) = %v; want nil", out, err)
 		}
 	}
 	if got := readFile(t, in); got != "{}" {

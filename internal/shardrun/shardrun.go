@@ -206,7 +206,7 @@ func Merge(ctx context.Context, args []string, stdout io.Writer, kinds map[strin
 			err = flagval.Usage(fmt.Errorf("merge: -%s: %s is a %s shard, whose merge takes -%s", f.Name, files[0], first.Kind, strings.Join(k.MergeFlags, ", -")))
 		}
 		if err == nil && slices.Contains([]string{"o", "series", "plot"}, f.Name) {
-			if e := outfile.NotInput(outfile.File{Flag: f.Name, Path: f.Value.String()}, "shard file", files); e != nil {
+			if e := outfile.CheckReading("shard file", files, outfile.File{Flag: f.Name, Path: f.Value.String()}); e != nil {
 				err = flagval.Usage(e)
 			}
 		}

@@ -292,7 +292,7 @@ func printableText(v reflect.Value, path string) error {
 			return printableText(v.Elem(), path)
 		}
 	case reflect.Slice, reflect.Array:
-		if !holdsText(v.Type().Elem()) { // the counters: nothing to read
+		if k := v.Type().Elem().Kind(); k >= reflect.Int && k <= reflect.Float64 { // the counters: nothing to read
 			return nil
 		}
 		for i := range v.Len() {
@@ -321,23 +321,6 @@ func printableText(v reflect.Value, path string) error {
 		}
 	}
 	return nil
-}
-
-// holdsText reports whether a value of type t can hold a string.
-func holdsText(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.String:
-		return true
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return holdsText(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if holdsText(t.Field(i).Type) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Check reports, naming its field, the first counter of c that no run of steps steps could have
