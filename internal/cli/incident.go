@@ -13,7 +13,6 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/incident"
 	"github.com/retrysim/retrysim/internal/outfile"
-	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/shardrun"
@@ -56,21 +55,8 @@ func Incident(r *Run, args []string, help string, stdout io.Writer) (*shardrun.W
 	if err != nil {
 		return nil, flagval.Usage(fmt.Errorf("incident: %w", err))
 	}
-	if err := outfile.Check(r.O.Out); err != nil {
-		return nil, flagval.Usage(err)
-	}
-	if r.Shard.Count > 0 {
-		if err := shardrun.RefuseOutputs(fs, "", r.Plot.Path); err != nil {
-			return nil, err
-		}
-	}
-	if r.Plot.Path != "" {
-		if err := render.CheckPlotPath(r.Plot.Path); err != nil {
-			return nil, flagval.Usage(fmt.Errorf("-plot: %w", err))
-		}
-		if err := outfile.Check(r.O.Out, r.Plot); err != nil { // not -o's file
-			return nil, flagval.Usage(err)
-		}
+	if err := r.checkOutputs(); err != nil {
+		return nil, err
 	}
 	finish := func(ctx context.Context, fl []fleet.Result, gr []fleet.GraphResult) error {
 		rep := incident.Judge(inc, uint64(r.Seed), fl, gr)
