@@ -16,6 +16,7 @@ import (
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/reportjson"
 )
 
 // Formats are the formats a replay is written in, the default first.
@@ -350,12 +351,7 @@ func writeJSON(w io.Writer, rep *Report) error {
 	for i, o := range rep.Outcomes {
 		j.Outcomes = append(j.Outcomes, jsonOutcome{o.Run, o.Fix, o.Share.Count(), o.Share.N, o.Share.Value, o.Share.Lo, o.Share.Hi, inc.Runs[i].Scenario})
 	}
-	data, err := json.MarshalIndent(j, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(data, '\n'))
-	return err
+	return reportjson.WriteIndented(w, j)
 }
 
 // Plot draws rep's runs as the fleet or workers command's -plot does, a
