@@ -103,7 +103,7 @@ func (a Axis) value(text string) float64 {
 	return math.NaN()
 }
 
-// family is what FleetKind and GraphKind share: a candidate is the runs with
+// family is what FleetKind and GraphKind are: a candidate is the runs with
 // the searched settings set in every one, run with opts.
 type family[C, P, R any] struct {
 	kind     replicates.Kind[C, P, R]
@@ -251,15 +251,13 @@ func (p *familyPool[C, P, R]) Rows() []Row {
 }
 
 // FleetKind is the fleet run's kind: its settings by decl.Params[fleet.Config]'s paths.
-type FleetKind struct {
-	family[fleet.Config, fleetdata.Replicate, fleet.Result]
-}
+type FleetKind = family[fleet.Config, fleetdata.Replicate, fleet.Result]
 
 var _ Kind = FleetKind{}
 
 // NewFleetKind is the kind of cfgs run with opts, and the axes of the searches.
 func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
-	f, axes, err := newFamily(family[fleet.Config, fleetdata.Replicate, fleet.Result]{
+	return newFamily(FleetKind{
 		opts: opts, duration: cfgs[0].Duration, kind: replicates.Fleet(), runs: cfgs, set: setConfig,
 		get: func(c fleet.Config, path string) (string, bool) {
 			par, _ := decl.LookupParam[fleet.Config](path)
@@ -267,7 +265,6 @@ func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (F
 		},
 		check: func(cfgs []fleet.Config) error { return fleet.Check(cfgs, fleet.Options{Replicates: 1}) },
 	}, searches)
-	return FleetKind{f}, axes, err
 }
 
 // setConfig sets the setting at path in c to value, as its fleet flag does.
@@ -288,9 +285,7 @@ func setConfig(c *fleet.Config, path, value string) error {
 
 // GraphKind is the worker fleet's kind or, without workers, the service
 // graph's: its settings by fleet.Graph.Set's paths, shown as given.
-type GraphKind struct {
-	family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]
-}
+type GraphKind = family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]
 
 var _ Kind = GraphKind{}
 
@@ -300,7 +295,7 @@ func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, search
 	if workers {
 		kind = replicates.Workers()
 	}
-	f, axes, err := newFamily(family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{
+	return newFamily(GraphKind{
 		opts: opts, duration: graphs[0].Duration, kind: kind, runs: graphs,
 		set: func(g *fleet.Graph, path, value string) error { return g.Set(path, value) },
 		get: func(fleet.Graph, string) (string, bool) { return "", false },
@@ -313,5 +308,4 @@ func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, search
 			return nil
 		},
 	}, searches)
-	return GraphKind{f}, axes, err
 }
