@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -201,20 +202,16 @@ func (e *NoneError) ExitStatus() int { return 3 }
 
 // estimateJSON is an estimate as json writes it: null bounds for none.
 type estimateJSON struct {
-	Value *float64 `json:"value"`
-	Lo    *float64 `json:"lo"`
-	Hi    *float64 `json:"hi"`
+	Value any `json:"value"`
+	Lo    any `json:"lo"`
+	Hi    any `json:"hi"`
 }
 
 // toJSON is e as json writes it, null for what is NaN.
 func toJSON(e schema.Estimate) estimateJSON {
-	var out estimateJSON
-	if v := e.Value; !math.IsNaN(v) {
-		out.Value = &v
-	}
+	out := estimateJSON{Value: reportjson.NaNNull(e.Value)}
 	if !math.IsNaN(e.Lo) && !math.IsNaN(e.Hi) {
-		lo, hi := e.Lo, e.Hi
-		out.Lo, out.Hi = &lo, &hi
+		out.Lo, out.Hi = e.Lo, e.Hi
 	}
 	return out
 }
