@@ -150,9 +150,7 @@ func (r Result) table() (head []string, rows [][]string) {
 // writeText writes the answer and the table of every candidate.
 func writeText(w io.Writer, r Result) error {
 	var b strings.Builder
-	for _, l := range r.answerLines() {
-		b.WriteString(l + "\n")
-	}
+	b.WriteString(strings.Join(r.answerLines(), "\n") + "\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	head, rows := r.table()
 	for _, cells := range append([][]string{head}, rows...) {
