@@ -218,9 +218,10 @@ type sim struct {
 	mem                  fleetdata.Memoryless
 	deadlines, atReceive bool // Graph.Deadlines; some Entry.TimeoutAtReceive
 
-	ended  bool              // atEnd has run
-	events int64             // processed, stale timeouts included
-	tick   func(now float64) // if not nil, told the time every 65,536 events
+	ended   bool              // atEnd has run
+	pastEnd fleetdata.Second  // what second counts past the end, never read
+	events  int64             // processed, stale timeouts included
+	tick    func(now float64) // if not nil, told the time every 65,536 events
 
 	// orbit counts the requests waiting out a backoff under Memoryless,
 	// started says the first arrival is scheduled, and watch, if not nil,
@@ -425,12 +426,13 @@ func (s *sim) u(e *edgeSim) float64 {
 	return s.rnd.Float64()
 }
 
-// second is the second of series that t falls in, nil past the end.
+// second is the second of series that t falls in; past the end, a
+// scratch second whose counts nothing reads.
 func (s *sim) second(series []fleetdata.Second, t float64) *fleetdata.Second {
 	if t < s.dur {
 		return &series[int(t)]
 	}
-	return nil
+	return &s.pastEnd
 }
 
 // edgeOf is the edge of the request in slot.
@@ -800,9 +802,7 @@ func (s *sim) start(slot int32, e *edgeSim) {
 // startSent sends a request's first attempt if its client's policy lets it.
 func (s *sim) startSent(slot int32, e *edgeSim) {
 	e.counts.Requests++
-	if sec := s.second(e.series, s.now); sec != nil {
-		sec.Starts++
-	}
+	s.second(e.series, s.now).Starts++
 	if e.quiet || e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
 		s.send(slot)
 	} else {
@@ -835,9 +835,7 @@ func (s *sim) send(slot int32) {
 	r.called = true
 	if r.attempt > 1 {
 		e.counts.Retries++
-		if sec := s.second(e.series, s.now); sec != nil {
-			sec.RetriesSent++
-		}
+		s.second(e.series, s.now).RetriesSent++
 	}
 	r.copies, r.pending = 0, 0
 	r.deadline = s.now + e.waitSecs
@@ -968,9 +966,7 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 			return
 		case busy:
 			v.counts.Conflicts++
-			if sec := s.second(v.series, s.now); sec != nil {
-				sec.Conflicts++
-			}
+			s.second(v.series, s.now).Conflicts++
 			s.answer(slot, attempt, copy, outConflict)
 			return
 		}
@@ -1123,23 +1119,16 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 	r := &s.reqs[slot]
 	poison := r.effects&poisoned != 0 // fails with no draw
 	calls := len(v.calls) > 0
-	if calls {
-		// Drawn before the release, which a failure alone makes now.
-		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.keys != nil && s.rollsBack(slot) {
-			s.release(v)
-			s.lease(slot, attempt, copy, false)
-			s.freeKey(slot, attempt)
-			s.answer(slot, attempt, copy, outError)
-			return
+	if !calls {
+		s.letGo(v, slot, attempt, copy)
+	}
+	// With calls, drawn before the release, which a failure alone makes now.
+	if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.keys != nil && s.rollsBack(slot) {
+		if calls {
+			s.letGo(v, slot, attempt, copy)
 		}
-	} else {
-		s.release(v)
-		s.lease(slot, attempt, copy, false)
-		s.freeKey(slot, attempt)
-		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.keys != nil && s.rollsBack(slot) {
-			s.answer(slot, attempt, copy, outError)
-			return
-		}
+		s.answer(slot, attempt, copy, outError)
+		return
 	}
 	v.counts.Effects++
 	if r.effects > 0 {
@@ -1284,11 +1273,16 @@ func (s *sim) answerJob(j int32, ok, pushback bool) {
 func (s *sim) leave(j int32) {
 	jb := &s.jobs[j]
 	jb.answered = true
-	slot, attempt := jb.slot, jb.attempt
-	s.release(&s.svcs[jb.svc])
-	s.lease(slot, attempt, jb.copy, false)
-	s.freeKey(slot, attempt)
+	s.letGo(&s.svcs[jb.svc], jb.slot, jb.attempt, jb.copy)
 	s.dropJob(j)
+}
+
+// letGo is copy c of attempt a of the request in slot leaving service v:
+// its worker and its key are free.
+func (s *sim) letGo(v *svcSim, slot int32, a, c uint8) {
+	s.release(v)
+	s.lease(slot, a, c, false)
+	s.freeKey(slot, a)
 }
 
 // dropJob frees job j if it is answered and no call's slot is left; it
@@ -1382,12 +1376,8 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 			s.books[slot].completed = true
 		}
 		e.hist.AddSeconds(s.now - r.start)
-		if sec := s.second(e.series, s.now); sec != nil {
-			sec.Successes++
-		}
-		if sec := s.second(e.series, r.start); sec != nil {
-			sec.Served++
-		}
+		s.second(e.series, s.now).Successes++
+		s.second(e.series, r.start).Served++
 		r.done = true
 		if r.pending != 0 { // hedges still out: the client stops waiting
 			s.stopWaiting(slot, p)
@@ -1415,9 +1405,7 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 func (s *sim) fail(slot int32, pushback bool) {
 	e := s.edgeOf(slot)
 	e.counts.Failed++
-	if sec := s.second(e.series, s.now); sec != nil {
-		sec.Failures++
-	}
+	s.second(e.series, s.now).Failures++
 	s.reqs[slot].done = true
 	s.finish(slot, false, pushback)
 }
@@ -1437,9 +1425,7 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 	}
 	r.pending &^= 1 << copy
 	e.counts.Timeouts++
-	if sec := s.second(e.series, s.now); sec != nil {
-		sec.Timeouts++
-	}
+	s.second(e.series, s.now).Timeouts++
 	if !e.quiet {
 		e.policy(r).Failure(s.now, r.attempt > 1 || copy > 0, true)
 	}
@@ -1473,9 +1459,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		r.cost = cost
 	}
 	r.timedOut = timeout
-	if sec := s.second(e.series, s.now); sec != nil {
-		sec.RetriesDecided++
-	}
+	s.second(e.series, s.now).RetriesDecided++
 	if e.redeliver { // the next try when this one's timeout would have passed (at once if none started)
 		if r.deadline <= s.now || math.IsInf(r.deadline, 1) {
 			s.sendRetry(slot)

@@ -56,9 +56,7 @@ func (s *sim) retryMemoryless(slot int32, timeout bool) {
 	}
 	s.orbit++
 	r.timedOut = timeout
-	if sec := s.second(s.edges[0].series, s.now); sec != nil {
-		sec.RetriesDecided++
-	}
+	s.second(s.edges[0].series, s.now).RetriesDecided++
 	s.backoffs(&s.edges[0], 1)
 	s.push(event{t: s.now + s.exp(1/m.BackoffRate), slot: slot, kind: evSend})
 }
