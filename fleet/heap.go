@@ -114,21 +114,35 @@ func (q *eventQueue) push(e event) {
 		if len(q.bot) == cap(q.bot) && 4*q.head >= len(q.bot) { // drop the spent events rather than grow
 			q.bot, q.head = q.bot[:copy(q.bot, q.bot[q.head:])], 0
 		}
-		bot, head := append(q.bot, e), q.head
-		i := len(bot) - 1
-		for i > head && bot[i-1].t > e.t {
-			bot[i] = bot[i-1]
-			i--
-		}
-		bot[i] = e
-		q.bot = bot
-	case x < wheelSize:
-		k := int(x)
-		q.first[k], q.last[k] = q.add(e, q.first[k], q.last[k])
-		q.full[uint(k)/64] |= 1 << (uint(k) % 64) // k >= 0: shifts, not signed division
+		q.bot = insertSorted(q.bot, q.head, e)
 	default:
-		q.far, q.farLast = q.add(e, q.far, q.farLast)
+		q.place(q.node(e), x)
 	}
+}
+
+// insertSorted appends e to bot, sorted by time from from, and moves it
+// before the later events: after those of its time.
+func insertSorted(bot []event, from int, e event) []event {
+	bot = append(bot, e)
+	i := len(bot) - 1
+	for i > from && bot[i-1].t > e.t {
+		bot[i] = bot[i-1]
+		i--
+	}
+	bot[i] = e
+	return bot
+}
+
+// place appends node i to the list of bucket x (floor((t-base)*inv), at
+// least cur), or of far past the wheel.
+func (q *eventQueue) place(i int32, x float64) {
+	if x < wheelSize {
+		k := int(x)
+		q.first[k], q.last[k] = q.link(i, q.first[k], q.last[k])
+		q.full[uint(k)/64] |= 1 << (uint(k) % 64) // k >= 0: shifts, not signed division
+		return
+	}
+	q.far, q.farLast = q.link(i, q.far, q.farLast)
 }
 
 // start readies an empty queue on pool and next: every push goes to far
@@ -148,21 +162,16 @@ func (q *eventQueue) reuse(old *eventQueue) {
 	q.bot = old.bot[:0]
 }
 
-// add appends e to the list from first to last and returns its new ends.
-func (q *eventQueue) add(e event, first, last int32) (int32, int32) {
+// node is a node of the pool holding e, linked to none.
+func (q *eventQueue) node(e event) int32 {
 	i := q.free
 	if i != none {
 		q.free = q.next[i]
 		q.pool[i], q.next[i] = e, none
-	} else {
-		i = int32(len(q.pool))
-		q.pool, q.next = append(q.pool, e), append(q.next, none)
+		return i
 	}
-	if last == none {
-		return i, i
-	}
-	q.next[last] = i
-	return first, i
+	q.pool, q.next = append(q.pool, e), append(q.next, none)
+	return int32(len(q.pool) - 1)
 }
 
 // load refills spent bot with the next non-empty bucket, sorted, or a new
@@ -198,13 +207,7 @@ func (q *eventQueue) load() {
 		return
 	}
 	for j := 1; j < len(bot); j++ { // stable: an event of the same time stays after
-		e := bot[j]
-		i := j
-		for i > 0 && bot[i-1].t > e.t {
-			bot[i] = bot[i-1]
-			i--
-		}
-		bot[i] = e
+		insertSorted(bot[:j], 0, bot[j])
 	}
 }
 
@@ -238,14 +241,7 @@ func (q *eventQueue) rewheel() {
 	for i != none {
 		nx := q.next[i]
 		q.next[i] = none
-		x := (q.pool[i].t - q.base) * q.inv
-		if x < wheelSize {
-			k := int(x)
-			q.first[k], q.last[k] = q.link(i, q.first[k], q.last[k])
-			q.full[uint(k)/64] |= 1 << (uint(k) % 64)
-		} else {
-			q.far, q.farLast = q.link(i, q.far, q.farLast)
-		}
+		q.place(i, (q.pool[i].t-q.base)*q.inv)
 		i = nx
 	}
 }
