@@ -3,7 +3,6 @@ package fleet
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -136,15 +135,9 @@ func (g *Graph) callPath(v, i int) string {
 }
 
 // Check refuses a graph the engine cannot run with a *schema.FieldError
-// naming the setting by its path (services[db].calls[1].to).
+// naming the setting by its path (services[db].calls[1].to); its duration
+// and net are checked with each entry's and call's settings (checkSettings).
 func (g *Graph) Check() error {
-	dur := g.Duration.Seconds()
-	if dur < 1 || dur > limits.FleetDuration {
-		return pathtext.Errorf("duration", "%g s is not from 1 s to %d s", dur, limits.FleetDuration)
-	}
-	if v := g.Net.Seconds(); math.IsNaN(v) || v < 0 || v > limits.FleetSeconds {
-		return pathtext.Errorf("net", "%g s is not from 0 to %d s", v, limits.FleetSeconds)
-	}
 	switch {
 	case len(g.Services) == 0:
 		return pathtext.Errorf("services", "no service; want 1 to %d", limits.GraphServices)
