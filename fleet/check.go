@@ -169,9 +169,6 @@ func (c Config) Check() error {
 	k.enum("server.kind", "a server kind", int(s.Kind), servers.names)
 	k.seconds("server.base", s.Base.Seconds(), false)
 	k.seconds("server.slope", s.Slope.Seconds(), false)
-	if math.IsNaN(s.PFail) || s.PFail < 0 || s.PFail > 1 {
-		k.bad("server.p_fail", "%g is not a probability in [0, 1]", s.PFail)
-	}
 	switch s.Kind {
 	case QueueServer:
 		k.whole("server.workers", s.Workers, " workers")
@@ -184,9 +181,7 @@ func (c Config) Check() error {
 		k.number("server.burst", s.Burst, " calls")
 	}
 	cl := c.Client
-	k.whole("client.clients", cl.Clients, "")
 	k.seconds("client.timeout", cl.Timeout.Seconds(), true)
-	k.whole("client.attempts", cl.Attempts, "")
 	k.enum("client.keys", "a key mode", int(cl.Keys), enum.Names[schema.KeyMode]())
 	if enum.Check(cl.Backoff.Kind) != nil {
 		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(enum.Names[backoff.Kind](), ", "))
@@ -197,23 +192,24 @@ func (c Config) Check() error {
 	if err := cl.Backoff.Check(); errors.As(err, &fe) && fe.Field == "cap" { // the backoff's own rule, as every model's
 		k.bad("client.backoff.cap", "%s", fe.Msg)
 	}
-	k.whole("client.hedges", cl.Hedges, "")
+	k.whole("client.hedges", cl.Hedges, "") // before hedge_delay, which only hedges read
 	if cl.Hedges > 0 {
 		k.seconds("client.hedge_delay", cl.HedgeDelay.Seconds(), true)
 	}
 	cl.Policy.check(&k)
-	k.declared(&c)
+	k.declared(&c, "")
 	if k.first == nil {
 		k.first = c.checkMemoryless()
 	}
 	return k.first
 }
 
-// declared refuses a setting that c's run reads outside its declared bounds.
-func (k *checker) declared(c *Config) {
+// declared refuses a setting under prefix that c's run reads outside its
+// declared bounds.
+func (k *checker) declared(c *Config, prefix string) {
 	unread := c.unreadWhy()
 	for _, p := range decl.Params[Config]() {
-		if _, skip := unread[p.Path]; skip {
+		if _, skip := unread[p.Path]; skip || !strings.HasPrefix(p.Path, prefix) {
 			continue
 		}
 		switch v := p.Field(c).(type) {
@@ -236,10 +232,12 @@ func (k *checker) declared(c *Config) {
 func (p PolicyConfig) Check() error {
 	var k checker
 	p.check(&k)
+	k.declared(&Config{Client: Client{Policy: p}}, "client.policy.")
 	return k.first
 }
 
-// check refuses what PolicyConfig.Check does.
+// check refuses what PolicyConfig.Check does but a parameter outside its
+// declared bounds (checker.declared).
 func (p PolicyConfig) check(k *checker) {
 	seconds := func(path string, v, lo, hi float64) {
 		if math.IsNaN(v) || v < lo || v > hi {
@@ -271,15 +269,8 @@ func (p PolicyConfig) check(k *checker) {
 		k.bad("client.policy.kind", "%s with every parameter 0, which never allows a retry; start from DefaultPolicy() and set its Kind", p.Kind)
 	}
 	switch p.Kind {
-	case TokenBucket:
-		k.number("client.policy.rate", p.Rate, "")
-		k.number("client.policy.size", p.Size, "")
-	case AWSQuota, AWSSpecQuota:
-		k.number("client.policy.tokens", p.Tokens, "")
-		k.number("client.policy.cost", p.Cost, "")
-		k.number("client.policy.timeout_cost", p.TimeoutCost, "")
 	case GRPCThrottle:
-		k.number("client.policy.max_tokens", p.MaxTokens, "")
+		k.number("client.policy.max_tokens", p.MaxTokens, "") // before the ratio, which it bounds
 		if math.IsNaN(p.Ratio) || p.Ratio <= 0 || p.Ratio > p.MaxTokens {
 			k.bad("client.policy.ratio", "%g is not above 0 and at most %s", p.Ratio, pathtext.Path("client.policy.max_tokens"))
 		}
@@ -291,19 +282,15 @@ func (p PolicyConfig) check(k *checker) {
 		lo, hi := k.bounds("client.policy.budget_ratio")
 		ratio("client.policy.budget_ratio", p.BudgetRatio, lo, hi, false)
 		seconds("client.policy.ttl", p.TTL.Seconds(), limits.PolicyMinTTL, limits.PolicyMaxTTL)
-		k.number("client.policy.min_rate", p.MinRate, "")
 	case EnvoyBudget:
 		lo, _ := k.bounds("client.policy.budget_ratio")
 		ratio("client.policy.budget_ratio", p.BudgetRatio, lo, 1, false) // Envoy's budget_percent is at most 100
-		k.number("client.policy.min_concurrency", p.MinConcurrency, "")
 	case SlidingBreaker:
 		lo, hi := k.bounds("client.policy.failure_rate")
 		ratio("client.policy.failure_rate", p.FailureRate, lo, hi, true)
-		k.whole("client.policy.window", p.Window, "")
+		k.whole("client.policy.window", p.Window, "") // read or not: declared skips it under window_time
 		seconds("client.policy.window_time", p.WindowTime.Seconds(), 0, limits.FleetSeconds)
-		k.whole("client.policy.min_calls", p.MinCalls, "")
 		seconds("client.policy.open_time", p.OpenTime.Seconds(), 0, limits.FleetSeconds)
-		k.whole("client.policy.half_open_calls", p.HalfOpenCalls, "")
 	case SREThrottle:
 		lo, hi := k.bounds("client.policy.k")
 		ratio("client.policy.k", p.K, lo, hi, true)
