@@ -126,5 +126,3 @@ const splitPathSlack = 16 << 10
 
 // pathBytes bounds the memory of one tracer on cfg, a path of a splitting.
 func pathBytes(cfg *Config) float64 { return simFixed + cfg.cost().Series + splitPathSlack }
-
-var _ fleetdata.Tracer = (*tracer)(nil)

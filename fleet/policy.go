@@ -162,19 +162,6 @@ func (p PolicyConfig) newState() Policy {
 	return unlimited{}
 }
 
-var (
-	_ Policy = unlimited{}
-	_ Policy = (*tokenBucket)(nil)
-	_ Policy = (*awsQuota)(nil)
-	_ Policy = (*grpcThrottle)(nil)
-	_ Policy = (*breaker)(nil)
-	_ Policy = (*finagleBudget)(nil)
-	_ Policy = (*envoyBudget)(nil)
-	_ Policy = (*slidingBreaker)(nil)
-	_ Policy = (*sreThrottle)(nil)
-	_ Policy = (*grpcAdaptive)(nil)
-)
-
 // quiet gives a policy the calls it ignores.
 type quiet struct{}
 
