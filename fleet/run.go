@@ -211,12 +211,7 @@ func recoveredShare[R any](reps []R, verdict func(*R) fleetdata.Verdict) schema.
 }
 
 // ratio is a over b, NaN when b is 0.
-func ratio(a, b int64) float64 {
-	if b == 0 {
-		return math.NaN()
-	}
-	return float64(a) / float64(b)
-}
+func ratio(a, b int64) float64 { return ratioF(float64(a), b) }
 
 // estimate is the mean of xs but NaNs with its 95% Student t interval
 // (NaN bounds with one value).

@@ -69,14 +69,9 @@ func (r GraphResult) workersSeries() []fleetdata.WorkersPoint {
 	n := float64(len(r.replicates))
 	pts := make([]fleetdata.WorkersPoint, len(r.replicates[0].Services[w].Series))
 	for t := range pts {
-		p := fleetdata.WorkersPoint{Run: g.Name, T: t}
+		deps := len(g.Services) - 1 // every service but the workers'
+		p := fleetdata.WorkersPoint{Run: g.Name, T: t, DepCalls: make([]float64, deps), DepInProgress: make([]float64, deps)}
 		width := math.Min(1, g.Duration.Seconds()-float64(t))
-		for v := range g.Services {
-			if v != w {
-				p.DepCalls = append(p.DepCalls, 0)
-				p.DepInProgress = append(p.DepInProgress, 0)
-			}
-		}
 		for i := range r.replicates {
 			s := r.replicates[i].Services[w].Series[t]
 			p.Arrivals += float64(s.Starts)

@@ -239,13 +239,9 @@ func (p *Point) Add(s *Second, width float64) {
 
 // Divide makes p's sums over n replicates their means.
 func (p *Point) Divide(n float64) {
-	p.Starts /= n
-	p.Successes /= n
-	p.RetriesDecided /= n
-	p.RetriesSent /= n
-	p.Timeouts /= n
-	p.Conflicts /= n
-	p.InProgress /= n
+	for _, x := range []*float64{&p.Starts, &p.Successes, &p.RetriesDecided, &p.RetriesSent, &p.Timeouts, &p.Conflicts, &p.InProgress} {
+		*x /= n
+	}
 }
 
 // GraphRow is a graph run's row for a service, or an entry's end to end ("end to end: NAME"),
