@@ -29,8 +29,9 @@ type Crashes struct {
 // guarded says the entry's workers keep a store or crash.
 func (e *Entry) guarded() bool { return e.Store.Mode != delivery.NoStore || e.Crash.P > 0 }
 
-// checkGuard refuses entry k's store and crashes out of their bounds, or on
-// a service with no calls or Parallel ones (a job's steps run in order).
+// checkGuard refuses entry k's store and crashes out of their bounds (its
+// crash probability is Check's), or on a service with no calls or Parallel
+// ones (a job's steps run in order).
 func (g *Graph) checkGuard(k int, idx map[string]int) error {
 	e := &g.Entries[k]
 	path := func(s string) string { return fmt.Sprintf("entries[%d].%s", k, s) }
@@ -49,9 +50,6 @@ func (g *Graph) checkGuard(k int, idx map[string]int) error {
 		if err := limits.Lease(e.Store.Lease); err != nil {
 			return pathtext.Errorf(path("lease"), "%v", err)
 		}
-	}
-	if !(e.Crash.P >= 0 && e.Crash.P <= 1) {
-		return pathtext.Errorf(path("crash"), "%g is not a probability from 0 to 1", e.Crash.P)
 	}
 	if err := enum.Check(e.Crash.At); err != nil {
 		return pathtext.Errorf(path("crash_at"), "%v", err)
