@@ -158,16 +158,9 @@ func (g *Graph) Check() error {
 		}
 		idx[n.Name] = v
 	}
-	unknown := func(path, name string) error {
-		names := make([]string, len(g.Services))
-		for v, n := range g.Services {
-			names[v] = n.Name
-		}
-		return pathtext.Errorf(path, "unknown service %q (the services are %s)", name, strings.Join(names, ", "))
-	}
 	for k, e := range g.Entries {
 		if _, ok := idx[e.To]; !ok {
-			return unknown(fmt.Sprintf("entries[%d].to", k), e.To)
+			return pathtext.Errorf(fmt.Sprintf("entries[%d].to", k), "unknown service %q (the services are %s)", e.To, g.serviceNames())
 		}
 		for _, p := range decl.EntryParams[Entry]() { // poison, crash: an entry's numbers are probabilities
 			if x, ok := p.Field(&e).(*float64); ok && !(*x >= 0 && *x <= 1) {
@@ -197,7 +190,7 @@ func (g *Graph) Check() error {
 		}
 		for i, c := range n.Calls {
 			if _, ok := idx[c.To]; !ok {
-				return unknown(g.callPath(v, i)+".to", c.To)
+				return pathtext.Errorf(g.callPath(v, i)+".to", "unknown service %q (the services are %s)", c.To, g.serviceNames())
 			}
 		}
 	}
@@ -214,6 +207,15 @@ func (g *Graph) Check() error {
 		return err
 	}
 	return g.checkSettings(idx)
+}
+
+// serviceNames lists the services' names, in order.
+func (g *Graph) serviceNames() string {
+	names := make([]string, len(g.Services))
+	for v, n := range g.Services {
+		names[v] = n.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // entryTargets lists the services the entries send to.

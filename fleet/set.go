@@ -84,11 +84,7 @@ func (g *Graph) set(path, rest, value string) error {
 		v = k
 	}
 	if v < 0 {
-		names := make([]string, len(g.Services))
-		for i, n := range g.Services {
-			names[i] = n.Name
-		}
-		return pathtext.Errorf(path, "no service is called %q (the graph's: %s)", service, strings.Join(names, ", "))
+		return pathtext.Errorf(path, "no service is called %q (the graph's: %s)", service, g.serviceNames())
 	}
 	n := &g.Services[v]
 	if call != "" {
