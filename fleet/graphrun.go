@@ -33,16 +33,6 @@ func entered(r *fleetdata.GraphReplicate, g *Graph) int64 {
 	return n
 }
 
-// amplification is the calls that reached service v in replicate r per
-// request that entered the graph; NaN with no request.
-func amplification(r *fleetdata.GraphReplicate, g *Graph, v int) float64 {
-	n := entered(r, g)
-	if n == 0 {
-		return math.NaN()
-	}
-	return float64(r.Services[v].Calls) / float64(n)
-}
-
 // RunGraph simulates every graph Replicates times, as Run does
 // configurations, after Graph.Check, Options.Check and a check of the cost.
 func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, error) {

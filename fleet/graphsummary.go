@@ -74,7 +74,7 @@ func (r GraphResult) rows() []fleetdata.GraphRow {
 			Run: g.Name, Service: n.Name, Depth: depths[v], Replicates: len(r.replicates),
 			Requests:      col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).Requests) }),
 			Calls:         col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).Calls) }),
-			Amplification: col(func(p *fleetdata.GraphReplicate) float64 { return amplification(p, g, v) }),
+			Amplification: col(func(p *fleetdata.GraphReplicate) float64 { return ratio(s(p).Calls, entered(p, g)) }),
 			Succeeded:     col(func(p *fleetdata.GraphReplicate) float64 { return ratio(s(p).Succeeded, s(p).Requests) }),
 			Goodput:       col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).Succeeded) / d }),
 			Timeouts:      col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).Timeouts) }),
