@@ -273,7 +273,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 		s.edges = spare.edges
 		clear(s.edges)
 	} else {
-		s.edges = make([]edgeSim, len(g.Entries)+g.calls())
+		s.edges = make([]edgeSim, len(g.edges()))
 	}
 	waits := map[time.Duration]int{}
 	edge := func(i int, cl *Client, to int) {
@@ -369,15 +369,6 @@ func (s *sim) reuse(old *sim) {
 	if s.keys != nil {
 		s.keys, s.books = old.keys[:0], old.books[:0]
 	}
-}
-
-// calls is how many calls the graph's services make in all.
-func (g *Graph) calls() int {
-	n := 0
-	for _, v := range g.Services {
-		n += len(v.Calls)
-	}
-	return n
 }
 
 // exp draws an exponential time of the given mean.

@@ -138,7 +138,7 @@ func (g *Graph) cost() graphCost {
 		sliceBytes(c.InFlight, float64(unsafe.Sizeof(request{}))) + 2*sliceBytes(c.InFlight, 4) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(job{}))) +
 		queueBytes(pending+pad) + float64(g.timeouts())*fifoBytes(pending, eventSize) +
 		fifoBytes(queued, float64(unsafe.Sizeof(waiter{}))) + c.Series
-	if g.calls() > 0 { // each slot's serial and edges seen (sim.rootSlot)
+	if len(edges) > len(g.Entries) { // a service makes calls: each slot's serial and edges seen (sim.rootSlot)
 		c.Bytes += sliceBytes(c.InFlight, 4+8*float64((len(edges)+63)/64))
 	}
 	for _, e := range g.Entries {
@@ -172,13 +172,8 @@ func (g *Graph) cost() graphCost {
 // timeouts is how many timeout FIFOs (sim.tq) a replicate of g keeps.
 func (g *Graph) timeouts() int {
 	seen := map[time.Duration]bool{}
-	for _, e := range g.Entries {
-		seen[e.Client.Timeout] = true
-	}
-	for _, n := range g.Services {
-		for _, c := range n.Calls {
-			seen[c.Client.Timeout] = true
-		}
+	for _, e := range g.edges() {
+		seen[g.client(e).Timeout] = true
 	}
 	return len(seen)
 }
