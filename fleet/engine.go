@@ -252,7 +252,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 	for k := 1; k < len(g.Entries); k++ {
 		s.arrivals[k].src.Reset(gen.New(seed, uint64(k)+1))
 	}
-	idx := g.index()
+	edges := g.edges()
 	s.svcs = make([]svcSim, len(g.Services))
 	seconds := int(math.Ceil(s.dur))
 	for v := range g.Services {
@@ -273,12 +273,13 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 		s.edges = spare.edges
 		clear(s.edges)
 	} else {
-		s.edges = make([]edgeSim, len(g.edges()))
+		s.edges = make([]edgeSim, len(edges))
 	}
 	waits := map[time.Duration]int{}
-	edge := func(i int, cl *Client, to int) {
+	for i, ed := range edges {
+		cl := g.client(ed)
 		e := &s.edges[i]
-		e.cl, e.to, e.series = cl, int32(to), s.svcs[to].series
+		e.cl, e.to, e.series = cl, int32(ed.To), s.svcs[ed.To].series
 		e.waitSecs, e.hedgeSecs = cl.Timeout.Seconds(), cl.HedgeDelay.Seconds()
 		e.hedges, e.attempts, e.clients, e.sameKey, e.honour = cl.Hedges, cl.Attempts, cl.Clients, cl.Keys == schema.SameKey, cl.HonourPushback
 		e.freshKeys = cl.Keys == schema.FreshKeys
@@ -302,18 +303,20 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 			e.draw, e.atSend, e.refusalRetried = pc.Own.Random, pc.Own.AskedAtSend, false
 		}
 		e.pols = make([]Policy, n)
-		for i := range e.pols {
+		for c := range e.pols {
 			if pc.Own != nil {
-				e.pols[i] = pc.Own.make()
+				e.pols[c] = pc.Own.make()
 			} else {
-				e.pols[i] = pc.newState()
+				e.pols[c] = pc.newState()
 			}
 		}
 		_, e.quiet = e.pols[0].(unlimited)
+		if ed.From >= 0 {
+			s.svcs[ed.From].calls = append(s.svcs[ed.From].calls, int32(i))
+		}
 	}
 	for k := range g.Entries {
 		en := &g.Entries[k]
-		edge(k, &en.Client, idx[en.To])
 		s.edges[k].redeliver, s.edges[k].heartbeat, s.edges[k].guard = en.RedeliverAtTimeout, en.Heartbeat, newGuard(en)
 		s.edges[k].atReceive = en.TimeoutAtReceive
 		s.atReceive = s.atReceive || en.TimeoutAtReceive
@@ -324,16 +327,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 		a.load, a.lmax, a.edge, a.poison = en.Load, en.Load.max(), int32(k), en.Poison
 		a.from, a.to = en.Load.From.Seconds(), en.Load.To.Seconds()
 	}
-	i := len(g.Entries)
-	for v := range g.Services {
-		for c := range g.Services[v].Calls {
-			call := &g.Services[v].Calls[c]
-			edge(i, &call.Client, idx[call.To])
-			s.svcs[v].calls = append(s.svcs[v].calls, int32(i))
-			i++
-		}
-	}
-	if i > len(g.Entries) {
+	if len(edges) > len(g.Entries) { // a service makes calls
 		s.up, s.serial, s.seen, s.seenWords = []int32{}, []uint32{}, []uint64{}, (len(s.edges)+63)/64
 	}
 	if s.keysWide = g.keysWidth(); s.keysWide > 0 {
