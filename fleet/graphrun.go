@@ -109,7 +109,7 @@ func (g *Graph) cost() graphCost {
 			c.Calls[edges[ei].To] += c.Requests[ei] * copies(client(ei))
 		}
 	}
-	var requests float64
+	var requests, held float64 // held: the events a slot can have pending
 	for i, e := range edges {
 		cl := client(i)
 		o := g.Services[e.To].Outage
@@ -118,18 +118,15 @@ func (g *Graph) cost() graphCost {
 		if copies(cl) > copies(client(c.worst)) {
 			c.worst = i
 		}
+		held = math.Max(held, 1+2*copies(cl)+float64(cl.Attempts*cl.Hedges))
 	}
 	c.InFlight = g.inFlight(edges, first, order, c.Calls)
 	c.InFlight = math.Min(c.InFlight, requests)
-	var queued, held float64 // calls waiting in queues; events a slot can have pending
+	var queued float64 // calls waiting in queues
 	for v := range g.Services {
 		if sv := g.Services[v].Server; sv.Kind == QueueServer {
 			queued += math.Min(float64(sv.QueueMax), c.Calls[v])
 		}
-	}
-	for i := range edges {
-		cl := client(i)
-		held = math.Max(held, 1+2*copies(cl)+float64(cl.Attempts*cl.Hedges))
 	}
 	pending := math.Min(c.Events, 1+c.InFlight*held)
 	eventSize := float64(unsafe.Sizeof(event{}))
