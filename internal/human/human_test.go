@@ -127,3 +127,14 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+// A duration axis is written as people write a duration, never in seconds.
+func TestSecondsAsPeopleWrite(t *testing.T) {
+	for seconds, want := range map[float64]string{
+		0: "0s", 0.25: "250ms", 2.5: "2.5s", 90: "1m30s", 60: "1m", 3600: "1h", 5400: "1h30m", 86400: "24h", 259200: "72h", 3601: "1h0m1s",
+	} {
+		if got := Seconds(seconds); got != want {
+			t.Errorf("Seconds(%v) = %q; want %q", seconds, got, want)
+		}
+	}
+}

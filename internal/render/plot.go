@@ -23,6 +23,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
@@ -142,7 +143,7 @@ func encode(w io.Writer, ext string, width, height vg.Length, drawOn func(draw.C
 // axisValue formats a grid value for labels, whole numbers as 1000000 (not 1e+06).
 func axisValue(a stats.Axis, v float64) string {
 	if a.Duration {
-		return durationText(v)
+		return human.Seconds(v)
 	}
 	if a.Whole {
 		return strconv.FormatFloat(v, 'f', 0, 64)

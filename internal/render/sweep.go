@@ -8,8 +8,8 @@ import (
 	"io"
 	"math"
 	"strings"
-	"time"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -28,7 +28,7 @@ func sweepFields(s stats.Sweep, r *stats.SweepRow, row *stats.Row) []field {
 		case ax.Whole:
 			f = append(f, field{ax.Name, int64(r.At(a))})
 		case ax.Duration:
-			f = append(f, field{ax.Name, durationText(r.At(a))}, field{ax.Name + "_seconds", r.At(a)})
+			f = append(f, field{ax.Name, human.Seconds(r.At(a))}, field{ax.Name + "_seconds", r.At(a)})
 		default:
 			f = append(f, field{ax.Name, r.At(a)})
 		}
@@ -39,18 +39,6 @@ func sweepFields(s stats.Sweep, r *stats.SweepRow, row *stats.Row) []field {
 	}
 	r.Fill(row)
 	return append(f, rowFields(row, rep)...)
-}
-
-// durationText writes seconds as people write a duration: 1h, 90m, 1h30m, 2.5s, 250ms.
-func durationText(seconds float64) string {
-	t := time.Duration(math.Round(seconds * 1e9)).String()
-	if strings.HasSuffix(t, "m0s") {
-		t = strings.TrimSuffix(t, "0s")
-	}
-	if strings.HasSuffix(t, "h0m") {
-		t = strings.TrimSuffix(t, "0m")
-	}
-	return t
 }
 
 // writeSweepCSV writes a line a row as it goes (writeFieldRows).
@@ -155,7 +143,7 @@ func metricUnit(m stats.Metric) (float64, string) {
 // pivotAxisText formats a grid value of axis a for a pivot.
 func pivotAxisText(a stats.Axis, v float64) string {
 	if a.Duration {
-		return durationText(v)
+		return human.Seconds(v)
 	}
 	return g(v)
 }

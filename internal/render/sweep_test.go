@@ -72,17 +72,6 @@ func TestSweepJSONMatchesEncoder(t *testing.T) {
 	}
 }
 
-// A duration axis is written as people write a duration, never in seconds.
-func TestDurationText(t *testing.T) {
-	for seconds, want := range map[float64]string{
-		0: "0s", 0.25: "250ms", 2.5: "2.5s", 90: "1m30s", 60: "1m", 3600: "1h", 5400: "1h30m", 86400: "24h", 259200: "72h", 3601: "1h0m1s",
-	} {
-		if got := durationText(seconds); got != want {
-			t.Errorf("durationText(%v) = %q; want %q", seconds, got, want)
-		}
-	}
-}
-
 // A time metric's cells may be no number: NaN where no job failed, +Inf past
 // the histogram. The pivot, the line plot and the heat maps draw them
 // without a panic (gonum's palette panicked on NaN), and the pivot says "-".
