@@ -11,9 +11,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	gtext "gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -170,22 +168,12 @@ func PlotMap(w io.Writer, r MapReport, ext string) error {
 // mapPanel is one policy and length's heat map.
 func mapPanel(m metastable.Map, cells []metastable.MapCell, title string) *plot.Plot {
 	cols, rows := len(m.Rates), len(m.Heights)
-	gr := grid{cols: cols, rows: rows, z: make([]float64, cols*rows)}
 	pal := heatPalette(colourScale{lo: 0, hi: 1}) // the share, 0 to 1
-	var labels plotter.XYLabels
-	var styles []gtext.Style
 	share := func(r, c int) float64 { return cells[r*cols+c].Share().Value }
-	for r := range rows {
-		for c := range cols {
-			v := share(r, c)
-			gr.z[r*cols+c] = v
-			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(r)})
-			labels.Labels = append(labels.Labels, sigDigits(v, 2))
-			styles = append(styles, gtext.Style{Color: inkOn(pal, math.Max(0, v)), Font: font.From(plot.DefaultFont, vg.Points(8)),
-				Handler: plot.DefaultTextHandler})
-		}
-	}
-	p := heatPlot(title, gr, pal, labels, styles)
+	p := heatPlot(title, cols, rows, pal, false, func(c, r int) (float64, string, color.Color) {
+		v := share(r, c)
+		return v, sigDigits(v, 2), inkOn(pal, math.Max(0, v))
+	})
 	p.X.Label.Text = "base load (requests a second)"
 	p.Y.Label.Text = "spike height (requests a second)"
 	xt, yt := valueTicks(m.Rates, g, true), valueTicks(m.Heights, g, true)

@@ -512,40 +512,42 @@ func heatPalette(cs colourScale) palette.ColorMap {
 
 func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 	ax, ay := s.AxisList()[s.Swept[0]], s.AxisList()[s.Swept[1]]
-	g := grid{cols: len(pn.xs), rows: len(pn.ys), z: make([]float64, len(pn.xs)*len(pn.ys))}
 	pal := heatPalette(cs)
-	var labels plotter.XYLabels
-	var styles []gtext.Style
-	for r := range pn.ys {
-		for c := range pn.xs {
-			v := pn.v[c][r]
-			g.z[r*g.cols+c] = cs.coord(v)
-			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(r)})
-			switch {
-			case math.IsNaN(v): // no job to take the time of: an empty cell
-				labels.Labels = append(labels.Labels, "-")
-			case math.IsInf(v, 1):
-				labels.Labels = append(labels.Labels, "past range")
-			default:
-				labels.Labels = append(labels.Labels, sigDigits(v, 2)+cs.unit)
-			}
-			ink := color.Color(color.Black)
-			if !math.IsNaN(v) {
-				ink = inkOn(pal, math.Min(math.Max(cs.coord(v), cs.lo), cs.hi))
-			}
-			styles = append(styles, gtext.Style{Color: ink, Font: font.From(plot.DefaultFont, vg.Points(8)),
-				XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler})
+	p := heatPlot(fmt.Sprintf("%s (%s)", strategyLabels(s)[k], cs.note), len(pn.xs), len(pn.ys), pal, true, func(c, r int) (float64, string, color.Color) {
+		v := pn.v[c][r]
+		switch {
+		case math.IsNaN(v): // no job to take the time of: an empty cell
+			return cs.coord(v), "-", color.Black
+		case math.IsInf(v, 1):
+			return cs.coord(v), "past range", inkOn(pal, cs.hi)
 		}
-	}
-	p := heatPlot(fmt.Sprintf("%s (%s)", strategyLabels(s)[k], cs.note), g, pal, labels, styles)
+		return cs.coord(v), sigDigits(v, 2) + cs.unit, inkOn(pal, math.Min(math.Max(cs.coord(v), cs.lo), cs.hi))
+	})
 	p.X.Label.Text, p.Y.Label.Text = ax.Label, ay.Label
 	p.X.Tick.Marker = valueTicks(pn.xs, func(v float64) string { return axisValue(ax, v) }, true)
 	p.Y.Tick.Marker = valueTicks(pn.ys, func(v float64) string { return axisValue(ay, v) }, true)
 	return p
 }
 
-// heatPlot is a heat map of g in pal's colours under title, its cells labelled in styles.
-func heatPlot(title string, g grid, pal palette.ColorMap, labels plotter.XYLabels, styles []gtext.Style) *plot.Plot {
+// heatPlot is a heat map of cols by rows cells in pal's colours under title: cell(c, r) is
+// a cell's colour coordinate, its label and the label's ink, the labels centred when centred.
+func heatPlot(title string, cols, rows int, pal palette.ColorMap, centred bool, cell func(c, r int) (float64, string, color.Color)) *plot.Plot {
+	g := grid{cols: cols, rows: rows, z: make([]float64, cols*rows)}
+	var labels plotter.XYLabels
+	var styles []gtext.Style
+	for r := range rows {
+		for c := range cols {
+			z, label, ink := cell(c, r)
+			g.z[r*cols+c] = z
+			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(r)})
+			labels.Labels = append(labels.Labels, label)
+			st := gtext.Style{Color: ink, Font: font.From(plot.DefaultFont, vg.Points(8)), Handler: plot.DefaultTextHandler}
+			if centred {
+				st.XAlign, st.YAlign = draw.XCenter, draw.YCenter
+			}
+			styles = append(styles, st)
+		}
+	}
 	h := plotter.NewHeatMap(g, pal.Palette(256))
 	h.Min, h.Max = pal.Min(), pal.Max()
 	p := plot.New()
