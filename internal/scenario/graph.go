@@ -106,27 +106,29 @@ func (r *graphReader) list(n *yaml.Node, path, what string) error {
 	return nil
 }
 
-// name reads the name under key in vals, of mapping n at path, refusing it
-// missing with why.
-func (r *graphReader) name(n *yaml.Node, vals map[string]*yaml.Node, key, path, why string) (string, error) {
-	if vals[key] == nil {
-		return "", r.fail(n, path+"."+key, "missing; "+why)
+// item reads the mapping n, a list's item at path with the keys of the
+// graph's mapping at keysPath (what it should be), and its name under
+// nameKey, refused missing with why; then its sections secs over base.
+func (r *graphReader) item(n *yaml.Node, path, what, keysPath, nameKey, why string, base fleet.Config, secs ...string) (map[string]*yaml.Node, string, fleet.Config, error) {
+	vals, _, err := r.mapping(n, path, what, keysOf(keysPath))
+	if err != nil {
+		return nil, "", base, err
 	}
-	var s string
-	return s, r.value(&s, vals[key], path+"."+key, "", nil)
-}
-
-// sections reads each of the mappings secs vals gives, at path, into c
-// for service.
-func (r *graphReader) sections(vals map[string]*yaml.Node, path string, c *fleet.Config, service string, secs ...string) error {
+	if vals[nameKey] == nil {
+		return nil, "", base, r.fail(n, path+"."+nameKey, "missing; "+why)
+	}
+	var name string
+	if err := r.value(&name, vals[nameKey], path+"."+nameKey, "", nil); err != nil {
+		return nil, "", base, err
+	}
 	for _, sec := range secs {
 		if v := vals[sec]; v != nil {
-			if err := r.section(v, path+"."+sec, sec, c, service); err != nil {
-				return err
+			if err := r.section(v, path+"."+sec, sec, &base, name); err != nil {
+				return nil, "", base, err
 			}
 		}
 	}
-	return nil
+	return vals, name, base, nil
 }
 
 // value reads v into field, a setting of the graph or of an entry: a
@@ -375,19 +377,12 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	}
 	for i, e := range entries.Content {
 		path := fmt.Sprintf("graph.entries[%d]", i)
-		ev, _, err := r.mapping(e, path, "a mapping with to, load and client", keysOf("graph.entries[]"))
+		ev, to, c, err := r.item(e, path, "a mapping with to, load and client", "graph.entries[]",
+			"to", "an entry sends its load to a service", base, "load", "client")
 		if err != nil {
 			return nil, err
 		}
-		var en fleet.Entry
-		if en.To, err = r.name(e, ev, "to", path, "an entry sends its load to a service"); err != nil {
-			return nil, err
-		}
-		c := base
-		if err := r.sections(ev, path, &c, en.To, "load", "client"); err != nil {
-			return nil, err
-		}
-		en.Load, en.Client = c.Load, c.Client
+		en := fleet.Entry{To: to, Load: c.Load, Client: c.Client}
 		if err := r.entrySettings(ev, path, &en); err != nil {
 			return nil, err
 		}
@@ -396,23 +391,16 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	named := map[string]int{}
 	for i, s := range services.Content {
 		path := fmt.Sprintf("graph.services[%d]", i)
-		sv, _, err := r.mapping(s, path, "a mapping with name, server, outage, calls and parallel", keysOf("graph.services[]"))
+		sv, name, c, err := r.item(s, path, "a mapping with name, server, outage, calls and parallel", "graph.services[]",
+			"name", "every service has a name, by which calls and entries reach it", base, "server", "outage")
 		if err != nil {
 			return nil, err
 		}
-		var node fleet.Node
-		if node.Name, err = r.name(s, sv, "name", path, "every service has a name, by which calls and entries reach it"); err != nil {
-			return nil, err
+		if j, ok := named[name]; ok {
+			return nil, r.fail(sv["name"], path+".name", fmt.Sprintf("%q is also the name of graph.services[%d]", name, j))
 		}
-		if j, ok := named[node.Name]; ok {
-			return nil, r.fail(sv["name"], path+".name", fmt.Sprintf("%q is also the name of graph.services[%d]", node.Name, j))
-		}
-		named[node.Name] = i
-		c := base
-		if err := r.sections(sv, path, &c, node.Name, "server", "outage"); err != nil {
-			return nil, err
-		}
-		node.Server, node.Outage = c.Server, c.Outage
+		named[name] = i
+		node := fleet.Node{Name: name, Server: c.Server, Outage: c.Outage}
 		if v := sv["parallel"]; v != nil {
 			if err := r.value(&node.Parallel, v, path+".parallel", "", nil); err != nil {
 				return nil, err
@@ -423,20 +411,12 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 				return nil, err
 			}
 			for j, cn := range calls.Content {
-				cpath := fmt.Sprintf("%s.calls[%d]", path, j)
-				cv, _, err := r.mapping(cn, cpath, "a mapping with to and client", keysOf("graph.services[].calls[]"))
+				_, to, cc, err := r.item(cn, fmt.Sprintf("%s.calls[%d]", path, j), "a mapping with to and client", "graph.services[].calls[]",
+					"to", "a call names the service it calls", base, "client")
 				if err != nil {
 					return nil, err
 				}
-				var call fleet.Call
-				if call.To, err = r.name(cn, cv, "to", cpath, "a call names the service it calls"); err != nil {
-					return nil, err
-				}
-				cc := base
-				if err := r.sections(cv, cpath, &cc, call.To, "client"); err != nil {
-					return nil, err
-				}
-				call.Client = cc.Client
+				call := fleet.Call{To: to, Client: cc.Client}
 				node.Calls = append(node.Calls, call)
 			}
 		}
