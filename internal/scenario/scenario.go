@@ -119,17 +119,13 @@ func (w *whole) UnmarshalYAML(n *yaml.Node) error {
 // decodeKeys decodes each value of mapping n into what into holds under its
 // key, refusing another key with the keys wanted.
 func decodeKeys(n *yaml.Node, want string, into map[string]any) error {
-	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
-		k, v := n.Content[i], n.Content[i+1]
+	return readMapping(n, "", func(k, v *yaml.Node) (bool, error) {
 		p, ok := into[k.Value]
 		if !ok {
-			return &fieldError{k.Line, k.Column, fmt.Sprintf("unknown key %q (want %s)", k.Value, want)}
+			return true, &fieldError{k.Line, k.Column, fmt.Sprintf("unknown key %q (want %s)", k.Value, want)}
 		}
-		if err := v.Decode(p); err != nil {
-			return err
-		}
-	}
-	return nil
+		return true, v.Decode(p)
+	})
 }
 
 // watchFile is one watched step: its name, or {step: NAME, label: TEXT}.
@@ -159,18 +155,13 @@ func (w *watchFile) UnmarshalYAML(n *yaml.Node) error {
 type watchList []watchFile
 
 func (l *watchList) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.SequenceNode {
-		var w watchFile
-		if err := n.Decode(&w); err != nil {
-			return err
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		if items = n.Content; len(items) == 0 {
+			return &fieldError{n.Line, n.Column, "an empty list; name at least one step"}
 		}
-		*l = watchList{w}
-		return nil
 	}
-	if len(n.Content) == 0 {
-		return &fieldError{n.Line, n.Column, "an empty list; name at least one step"}
-	}
-	for _, c := range n.Content {
+	for _, c := range items {
 		var w watchFile
 		if err := c.Decode(&w); err != nil {
 			return err
