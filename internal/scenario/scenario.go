@@ -944,12 +944,13 @@ func located(name string, root *yaml.Node, err error) error {
 	if u := unknownRE.FindStringSubmatch(text); u != nil { // the key, not the line's first field
 		return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, u[1], "", true), Msg: "unknown key"}
 	}
-	// A type error quotes the value: find it, not the first value on the line.
-	hint := ""
+	// A type error quotes the value: find it, not the first value on the
+	// line, and say in words what it should be.
+	hint, msg := "", text
 	if t := typeRE.FindStringSubmatch(text); t != nil {
-		hint = t[1]
+		hint, msg = t[1], fmt.Sprintf("%q is not %s", t[1], or(typeWords[strings.TrimPrefix(t[2], "*")], "the right type"))
 	}
-	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, "", false), Msg: plain(text)}
+	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, "", false), Msg: msg}
 }
 
 // fieldAt is the path of the value at line and column in n (column 0: any;
@@ -1026,16 +1027,3 @@ func oneLine(msg string) string {
 
 // maxErrorBytes bounds an error's line, which may quote a key or value.
 const maxErrorBytes = 400
-
-// plain rewrites yaml's type errors in words.
-func plain(msg string) string {
-	m := typeRE.FindStringSubmatch(msg)
-	if m == nil {
-		return msg
-	}
-	want, ok := typeWords[strings.TrimPrefix(m[2], "*")]
-	if !ok {
-		want = "the right type"
-	}
-	return fmt.Sprintf("%q is not %s", m[1], want)
-}
