@@ -608,16 +608,16 @@ func Parse(name string, data []byte) (Loaded, error) {
 		}
 		return Loaded{}, &Error{File: name, Line: line, Msg: "a second YAML document; a scenario file holds one"}
 	}
-	if err := checkKeys(name, root.Content[0], "", 0); err != nil {
+	top := root.Content[0]
+	if err := checkKeys(name, top, "", 0); err != nil {
 		return Loaded{}, err
 	}
 	var f file
 	d := yaml.NewDecoder(bytes.NewReader(data))
 	d.KnownFields(true)
 	if err := d.Decode(&f); err != nil {
-		return Loaded{}, located(name, &root, err)
+		return Loaded{}, located(name, top, err)
 	}
-	top := root.Content[0]
 	if f.Queue == nil && valueOf(top, "queue") != top {
 		f.Queue = &queueFile{} // an empty queue: section turns the model on, with its defaults
 	}
@@ -923,11 +923,11 @@ var (
 )
 
 // located turns a yaml error into an Error that names the file, the line
-// and, found from the line in the document, the field.
-func located(name string, root *yaml.Node, err error) error {
+// and, found from the line in the document whose top node is top, the field.
+func located(name string, top *yaml.Node, err error) error {
 	var fe *fieldError
 	if errors.As(err, &fe) {
-		return &Error{File: name, Line: fe.line, Field: fieldAt(root, fe.line, fe.col, "", "", false), Msg: fe.msg}
+		return &Error{File: name, Line: fe.line, Field: fieldAt(top, fe.line, fe.col, "", "", false), Msg: fe.msg}
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	var te *yaml.TypeError
@@ -942,7 +942,7 @@ func located(name string, root *yaml.Node, err error) error {
 	fmt.Sscan(m[1], &line)
 	text := m[2]
 	if u := unknownRE.FindStringSubmatch(text); u != nil { // the key, not the line's first field
-		return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, u[1], "", true), Msg: "unknown key"}
+		return &Error{File: name, Line: line, Field: fieldAt(top, line, 0, u[1], "", true), Msg: "unknown key"}
 	}
 	// A type error quotes the value: find it, not the first value on the
 	// line, and say in words what it should be.
@@ -950,7 +950,7 @@ func located(name string, root *yaml.Node, err error) error {
 	if t := typeRE.FindStringSubmatch(text); t != nil {
 		hint, msg = t[1], fmt.Sprintf("%q is not %s", t[1], or(typeWords[strings.TrimPrefix(t[2], "*")], "the right type"))
 	}
-	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, "", false), Msg: msg}
+	return &Error{File: name, Line: line, Field: fieldAt(top, line, 0, hint, "", false), Msg: msg}
 }
 
 // fieldAt is the path of the value at line and column in n (column 0: any;
@@ -964,12 +964,6 @@ func fieldAt(n *yaml.Node, line, col int, value, path string, key bool) string {
 		return m.Line == line && (col == 0 || m.Column == col) && (value == "" || m.Value == value)
 	}
 	switch n.Kind {
-	case yaml.DocumentNode:
-		for _, c := range n.Content {
-			if p := fieldAt(c, line, col, value, path, key); p != "" {
-				return p
-			}
-		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
