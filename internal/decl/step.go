@@ -34,57 +34,45 @@ type StepKeyDoc struct {
 	Type, Default, Bounds, Doc, Example string
 }
 
-// stepSetting declares the setting of a step that where points to.
-func stepSetting[T any](shardKey string, where func(st *provider.Step) *T) StepSetting {
-	return StepSetting{Setting: New("", "", 0, where, func(T) error { return nil }), ShardKey: shardKey}
-}
-
-// echoed is s echoed under key.
-func echoed(s StepSetting, key string) StepSetting {
-	s.Echo = key
-	return s
-}
-
-// named is s under name, echoed under the same name, of kind, meaning doc.
-func named(s StepSetting, name string, kind enum.Kind, doc string) StepSetting {
-	s.Name, s.Echo, s.Kind, s.Doc = name, name, kind, doc
-	return s
-}
-
-// inFile is s documented as a key of a scenario file's step by doc.
-func inFile(s StepSetting, doc StepKeyDoc) StepSetting {
-	s.File = doc
+// stepSetting is s, a setting of a step whose field where points to, with
+// its Setting's Name, Kind, Doc, Min and Max as s gives them.
+func stepSetting[T any](where func(st *provider.Step) *T, s StepSetting) StepSetting {
+	given := s.Setting
+	s.Setting = New(given.Name, "", given.Kind, where, func(T) error { return nil })
+	s.Doc, s.Min, s.Max = given.Doc, given.Min, given.Max
 	return s
 }
 
 // stepSettings are the settings of a step, in the order a shard file
-// writes them; the named ones are in the order reports list them.
+// writes them; the named ones are in the order reports list them, each
+// echoed under its name.
 var stepSettings = []StepSetting{
-	inFile(named(stepSetting("p_fail", func(st *provider.Step) *float64 { return &st.PFail }), "p_fail", enum.Probability,
-		"`probability` that a call fails before doing anything"),
-		StepKeyDoc{Default: "0", Example: "0.01",
-			Doc: "probability that a call fails before doing anything; the setting p_fail sets it on every step"}),
-	setBy(stepSetting("can_lose_reply", func(st *provider.Step) *bool { return &st.CanLoseReply }), "lost_reply"),
-	inFile(lossy(named(stepSetting("lost_reply", func(st *provider.Step) *float64 { return &st.LostReply }), "lost_reply", enum.Probability,
-		"`probability` that the welcome email's reply is lost after the email went out")),
-		StepKeyDoc{Default: "none: the step never loses its reply", Example: "0.005",
-			Doc: "probability that the reply of a call that did its work is lost, so that the caller sees a failure; only a step with this key can lose its reply, and the setting lost_reply sets it on those steps only"}),
-	inFile(echoed(stepSetting("keyed", func(st *provider.Step) *bool { return &st.HonoursKeys }), "keys"),
-		StepKeyDoc{Default: "false", Example: "true",
-			Doc: "the step's provider honours idempotency keys: it does the work once per key it has seen. Only a keyed step reads a key, so with no keyed step every key mode (nokey, newkey, samekey, a step's keys) gives the same numbers, and a run says so on stderr"}),
-	inFile(timed(named(stepSetting("latency", func(st *provider.Step) *provider.Latency { return &st.Latency }), "latency", enum.Latency,
-		"every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")),
-		StepKeyDoc{Default: "0s", Example: "20ms",
-			Doc: "how long each call takes in virtual time; above 0 it turns the delivery model on; the setting latency sets it on every step"}),
-	inFile(oneStep(named(stepSetting("attempts", func(st *provider.Step) *int { return &st.Retry.Attempts }), "attempts", enum.Whole, ""), 1, limits.MaxAttempts),
-		StepKeyDoc{Default: "the strategy's attempts", Example: "5",
-			Doc: "the step's own attempts, the first included, for strategies that retry each step (a whole-job retry counts passes)"}),
-	inFile(echoed(stepSetting("keys", func(st *provider.Step) **schema.KeyMode { return &st.Retry.Keys }), "key_mode"),
-		StepKeyDoc{Type: "none, fresh or same", Default: "the strategy's key mode", Bounds: "none, fresh or same", Example: "same",
-			Doc: "the key the step's calls send under any strategy: none, a new one on every call, or the same one for every attempt; only a keyed step reads it"}),
-	inFile(timed(echoed(stepSetting("backoff", func(st *provider.Step) **backoff.Schedule { return &st.Retry.Backoff }), "backoff")),
-		StepKeyDoc{Type: "{policy, base, cap}", Default: "the queue's backoff", Bounds: "not with attempts 1", Example: "{policy: constant, base: 1s}",
-			Doc: "the wait between the step's own attempts; it turns the delivery model on"}),
+	stepSetting(func(st *provider.Step) *float64 { return &st.PFail }, StepSetting{ShardKey: "p_fail", Echo: "p_fail",
+		Setting: Setting[provider.Step]{Name: "p_fail", Kind: enum.Probability, Doc: "`probability` that a call fails before doing anything"},
+		File: StepKeyDoc{Default: "0", Example: "0.01",
+			Doc: "probability that a call fails before doing anything; the setting p_fail sets it on every step"}}),
+	stepSetting(func(st *provider.Step) *bool { return &st.CanLoseReply }, StepSetting{ShardKey: "can_lose_reply", SetBy: "lost_reply"}),
+	stepSetting(func(st *provider.Step) *float64 { return &st.LostReply }, StepSetting{ShardKey: "lost_reply", Echo: "lost_reply", Lossy: true,
+		Setting: Setting[provider.Step]{Name: "lost_reply", Kind: enum.Probability, Doc: "`probability` that the welcome email's reply is lost after the email went out"},
+		File: StepKeyDoc{Default: "none: the step never loses its reply", Example: "0.005",
+			Doc: "probability that the reply of a call that did its work is lost, so that the caller sees a failure; only a step with this key can lose its reply, and the setting lost_reply sets it on those steps only"}}),
+	stepSetting(func(st *provider.Step) *bool { return &st.HonoursKeys }, StepSetting{ShardKey: "keyed", Echo: "keys",
+		File: StepKeyDoc{Default: "false", Example: "true",
+			Doc: "the step's provider honours idempotency keys: it does the work once per key it has seen. Only a keyed step reads a key, so with no keyed step every key mode (nokey, newkey, samekey, a step's keys) gives the same numbers, and a run says so on stderr"}}),
+	stepSetting(func(st *provider.Step) *provider.Latency { return &st.Latency }, StepSetting{ShardKey: "latency", Echo: "latency", Timed: true,
+		Setting: Setting[provider.Step]{Name: "latency", Kind: enum.Latency, Doc: "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time"},
+		File: StepKeyDoc{Default: "0s", Example: "20ms",
+			Doc: "how long each call takes in virtual time; above 0 it turns the delivery model on; the setting latency sets it on every step"}}),
+	stepSetting(func(st *provider.Step) *int { return &st.Retry.Attempts }, StepSetting{ShardKey: "attempts", Echo: "attempts", OneStep: true,
+		Setting: Setting[provider.Step]{Name: "attempts", Kind: enum.Whole, Min: 1, Max: limits.MaxAttempts},
+		File: StepKeyDoc{Default: "the strategy's attempts", Example: "5",
+			Doc: "the step's own attempts, the first included, for strategies that retry each step (a whole-job retry counts passes)"}}),
+	stepSetting(func(st *provider.Step) **schema.KeyMode { return &st.Retry.Keys }, StepSetting{ShardKey: "keys", Echo: "key_mode",
+		File: StepKeyDoc{Type: "none, fresh or same", Default: "the strategy's key mode", Bounds: "none, fresh or same", Example: "same",
+			Doc: "the key the step's calls send under any strategy: none, a new one on every call, or the same one for every attempt; only a keyed step reads it"}}),
+	stepSetting(func(st *provider.Step) **backoff.Schedule { return &st.Retry.Backoff }, StepSetting{ShardKey: "backoff", Echo: "backoff", Timed: true,
+		File: StepKeyDoc{Type: "{policy, base, cap}", Default: "the queue's backoff", Bounds: "not with attempts 1", Example: "{policy: constant, base: 1s}",
+			Doc: "the wait between the step's own attempts; it turns the delivery model on"}}),
 }
 
 // StepSettings lists every setting of a step but its name, in the order a
@@ -105,27 +93,4 @@ func EchoedStepSettings() []StepSetting {
 		}
 	}
 	return append(over, own...)
-}
-
-// setBy marks flag s as turned on by the scenario file's key, no key of
-// its own.
-func setBy(s StepSetting, key string) StepSetting {
-	s.SetBy = key
-	return s
-}
-
-func lossy(s StepSetting) StepSetting {
-	s.Lossy = true
-	return s
-}
-
-func timed(s StepSetting) StepSetting {
-	s.Timed = true
-	return s
-}
-
-// oneStep marks s as given for one step only, a whole number from lo to hi.
-func oneStep(s StepSetting, lo, hi int) StepSetting {
-	s.OneStep, s.Min, s.Max = true, lo, hi
-	return s
 }
