@@ -7,7 +7,7 @@ import (
 
 // A step's new setting: one declaration, at the end of the table.
 func init() {
-	stepSettings = append(stepSettings, inFile(named(stepSetting("p_error", func(st *provider.Step) *float64 { return &st.PError }), "p_error", enum.Probability,
-		"`probability` that a call errs before doing anything"),
-		StepKeyDoc{Default: "0", Example: "0.01", Doc: "probability that a call errs before doing anything"}))
+	stepSettings = append(stepSettings, stepSetting(func(st *provider.Step) *float64 { return &st.PError }, StepSetting{ShardKey: "p_error", Echo: "p_error",
+		Setting: Setting[provider.Step]{Name: "p_error", Kind: enum.Probability, Doc: "`probability` that a call errs before doing anything"},
+		File:    StepKeyDoc{Default: "0", Example: "0.01", Doc: "probability that a call errs before doing anything"}}))
 }
