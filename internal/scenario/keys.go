@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"encoding"
 	"fmt"
 	"slices"
@@ -73,7 +74,7 @@ func stepKeyDocs() []Key {
 			k.ReadBy = ReadByDelivery
 		}
 		typ, bounds := TypeOf(s.Get(provider.Step{}), s.Min, s.Max)
-		k.Type, k.Bounds = or(k.Type, typ), or(k.Bounds, bounds)
+		k.Type, k.Bounds = cmp.Or(k.Type, typ), cmp.Or(k.Bounds, bounds)
 		var parts []Key
 		switch s.Get(provider.Step{}).(type) {
 		case provider.Latency:
@@ -110,14 +111,6 @@ func TypeOf(v any, lo, hi int) (typ, bounds string) {
 	return "name", "one of the names in the meaning"
 }
 
-// or is s, or otherwise when s is empty.
-func or(s, otherwise string) string {
-	if s == "" {
-		return otherwise
-	}
-	return s
-}
-
 // queueSectionKey documents the queue section itself.
 var queueSectionKey = Key{Path: "queue", Type: "a mapping of queue settings", Default: "none: the job model runs (unless a step takes time)", Bounds: "may be empty", ReadBy: ReadByDelivery, Example: "{}",
 	Doc: "the queue around the job; the section, even empty, turns the delivery model on, and each key left out keeps its default"}
@@ -130,7 +123,7 @@ func Keys() []Key {
 	keys = append(keys, Key{Path: "fleet", Type: "a mapping of fleet settings", Default: "none", Bounds: "only in a file for retrysim fleet, which reads no job", ReadBy: ReadByFleet, Example: "{policy: unlimited}",
 		Doc: "the settings of retrysim fleet (load, server, network, client, policy and hedges); each key is the fleet command's flag with _ for -, and a key left out keeps the flag's default (a flag may not give it again)"})
 	for _, p := range decl.Params[fleet.Config]() {
-		example := or(fleetExamples[p.Key], exampleOf(p))
+		example := cmp.Or(fleetExamples[p.Key], exampleOf(p))
 		keys = append(keys, Key{Path: "fleet." + strings.ReplaceAll(p.Key, "-", "_"), Setting: p.Key, ReadBy: ReadByFleet, Example: example})
 	}
 	return append(keys, graphKeyDocs()...)
@@ -163,7 +156,7 @@ func graphKeyDocs() []Key {
 		for _, p := range decl.Params[fleet.Config]() {
 			if strings.HasPrefix(p.Path, name+".") {
 				key := decl.SectionKey(name, p)
-				example := or(graphExamples[name+"."+key], exampleOf(p))
+				example := cmp.Or(graphExamples[name+"."+key], exampleOf(p))
 				keys = append(keys, Key{Path: prefix + "." + key, Setting: p.Key, ReadBy: ReadByGraph, Example: example, Doc: graphDocs[name+"."+key]})
 			}
 		}

@@ -8,6 +8,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -667,7 +668,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 			return Loaded{}, &Error{File: name, Line: lineOf(top, t.key), Field: t.key, Msg: err.Error()}
 		}
 	}
-	sc := provider.Scenario{Name: or(f.Name, "custom"), Noun: or(f.Noun, "jobs")}
+	sc := provider.Scenario{Name: cmp.Or(f.Name, "custom"), Noun: cmp.Or(f.Noun, "jobs")}
 	timed := false
 	named := map[string]int{}
 	stepNodes := valueOf(top, "steps").Content
@@ -675,7 +676,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 		if err := stats.CheckName(s.Name); err != nil {
 			return Loaded{}, &Error{File: name, Line: lineOf(stepNodes[i], "name"), Field: fmt.Sprintf("steps[%d].name", i), Msg: err.Error()}
 		}
-		st := provider.Step{Name: or(s.Name, fmt.Sprintf("step %d", i+1))}
+		st := provider.Step{Name: cmp.Or(s.Name, fmt.Sprintf("step %d", i+1))}
 		if j, ok := named[st.Name]; ok { // watched and the by-step table name steps
 			return Loaded{}, &Error{File: name, Line: lineOf(stepNodes[i], "name"), Field: fmt.Sprintf("steps[%d].name", i),
 				Msg: fmt.Sprintf("%q is also the name of steps[%d]", st.Name, j)}
@@ -948,7 +949,7 @@ func located(name string, top *yaml.Node, err error) error {
 	// line, and say in words what it should be.
 	hint, msg := "", text
 	if t := typeRE.FindStringSubmatch(text); t != nil {
-		hint, msg = t[1], fmt.Sprintf("%q is not %s", t[1], or(typeWords[strings.TrimPrefix(t[2], "*")], "the right type"))
+		hint, msg = t[1], fmt.Sprintf("%q is not %s", t[1], cmp.Or(typeWords[strings.TrimPrefix(t[2], "*")], "the right type"))
 	}
 	return &Error{File: name, Line: line, Field: fieldAt(top, line, 0, hint, "", false), Msg: msg}
 }
