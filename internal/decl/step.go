@@ -68,6 +68,7 @@ var stepSettings = []StepSetting{
 		File: StepKeyDoc{Default: "the strategy's attempts", Example: "5",
 			Doc: "the step's own attempts, the first included, for strategies that retry each step (a whole-job retry counts passes)"}}),
 	stepSetting(func(st *provider.Step) **schema.KeyMode { return &st.Retry.Keys }, StepSetting{ShardKey: "keys", Echo: "key_mode",
+		Setting: Setting[provider.Step]{Kind: enum.OneOf},
 		File: StepKeyDoc{Type: "none, fresh or same", Default: "the strategy's key mode", Bounds: "none, fresh or same", Example: "same",
 			Doc: "the key the step's calls send under any strategy: none, a new one on every call, or the same one for every attempt; only a keyed step reads it"}}),
 	stepSetting(func(st *provider.Step) **backoff.Schedule { return &st.Retry.Backoff }, StepSetting{ShardKey: "backoff", Echo: "backoff", Timed: true,

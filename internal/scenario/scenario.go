@@ -195,7 +195,7 @@ func (s *stepFile) UnmarshalYAML(n *yaml.Node) error {
 		if j < 0 {
 			return false, nil
 		}
-		x, err := decodeStep(settings[j].Get(provider.Step{}), v)
+		x, err := decodeStep(settings[j], v)
 		if err == nil {
 			if s.given == nil {
 				s.given = map[string]givenStep{}
@@ -235,18 +235,10 @@ func readMapping(n *yaml.Node, typ string, read func(k, v *yaml.Node) (bool, err
 	return nil
 }
 
-// decodeStep reads n as a value of a step setting whose zero is zero; a
-// setting of a type no file gives is refused where it is given.
-func decodeStep(zero any, n *yaml.Node) (any, error) {
-	switch zero.(type) {
-	case float64:
-		return decodeKind(enum.Probability, n)
-	case provider.Latency:
-		return decodeKind(enum.Latency, n)
-	case int:
-		return decodeKind(enum.Whole, n)
-	case *schema.KeyMode:
-		return decodeKind(enum.OneOf, n)
+// decodeStep reads n as a value of step setting s, by its kind but a flag
+// and a backoff.
+func decodeStep(s decl.StepSetting, n *yaml.Node) (any, error) {
+	switch s.Get(provider.Step{}).(type) {
 	case bool:
 		var b bool
 		err := n.Decode(&b)
@@ -264,7 +256,7 @@ func decodeStep(zero any, n *yaml.Node) (any, error) {
 		}
 		return &b, b.read(n, "backoff.", "")
 	}
-	return nil, &fieldError{n.Line, n.Column, fmt.Sprintf("a scenario file cannot give a setting of type %T", zero)}
+	return decodeKind(s.Kind, n)
 }
 
 // notA is yaml's type error for n, not a mapping, decoded into the type typ.
