@@ -36,17 +36,6 @@ func (g *Graph) Line(path string) int { return g.lines[path] }
 // those whose path starts with the section's name.
 var graphSections = []string{"load", "server", "outage", "client"}
 
-// sectionParams maps each key of the section to its setting.
-func sectionParams(section string) map[string]decl.Param[fleet.Config] {
-	m := map[string]decl.Param[fleet.Config]{}
-	for _, p := range decl.Params[fleet.Config]() {
-		if strings.HasPrefix(p.Path, section+".") {
-			m[decl.SectionKey(section, p)] = p
-		}
-	}
-	return m
-}
-
 // outageWindow are the outage section's keys no decl.Param declares.
 var outageWindow = []string{"from", "to"}
 
@@ -200,24 +189,18 @@ func (r *graphReader) entrySettings(ev map[string]*yaml.Node, path string, en *f
 	return nil
 }
 
-// setting reads v into setting p of c as setParam does, a whole number out
-// of bounds said as the fleet model says it.
-func (r *graphReader) setting(p decl.Param[fleet.Config], v *yaml.Node, path string, c *fleet.Config) error {
-	var w whole
-	if _, ok := p.Field(c).(*int); ok && v.Decode(&w) == nil && (w.v < int(p.Lo) || w.v > int(p.Hi)) {
-		return r.fail(v, path, fmt.Sprintf("%d is not a whole number from %g to %g", w.v, p.Lo, p.Hi))
-	}
-	if msg := setParam(p, c, v); msg != "" {
-		return r.fail(v, path, msg)
-	}
-	return nil
-}
-
 // section reads the mapping n of section (load, server, outage, client)
-// at path into c, then refuses a key c never reads and a value c.Check
-// refuses, each at its line.
+// at path into c, each key a setting whose path starts with the section's
+// name, read as setParam reads it (a whole number out of bounds said as
+// the fleet model says it), then refuses a key c never reads and a value
+// c.Check refuses, each at its line.
 func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Config, service string) error {
-	params := sectionParams(section)
+	params := map[string]decl.Param[fleet.Config]{} // by key
+	for _, p := range decl.Params[fleet.Config]() {
+		if strings.HasPrefix(p.Path, section+".") {
+			params[decl.SectionKey(section, p)] = p
+		}
+	}
 	allowed := slices.Sorted(maps.Keys(params))
 	if section == "outage" {
 		allowed = append(outageWindow, allowed...)
@@ -230,8 +213,13 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 		key := strings.ReplaceAll(k.Value, "-", "_")
 		v := vals[key]
 		if p, ok := params[key]; ok {
-			if err := r.setting(p, v, path+"."+key, c); err != nil {
-				return err
+			var w whole
+			msg := setParam(p, c, v)
+			if _, isInt := p.Field(c).(*int); isInt && v.Decode(&w) == nil && (w.v < int(p.Lo) || w.v > int(p.Hi)) {
+				msg = fmt.Sprintf("%d is not a whole number from %g to %g", w.v, p.Lo, p.Hi)
+			}
+			if msg != "" {
+				return r.fail(v, path+"."+key, msg)
 			}
 			continue
 		}
