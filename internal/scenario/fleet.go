@@ -3,7 +3,6 @@ package scenario
 import (
 	"encoding"
 	"fmt"
-	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -26,15 +25,15 @@ type Fleet struct {
 	// fleet command names its flags).
 	Set    map[string]int
 	file   string
-	config fleet.Config // fleet.DefaultConfig with each setting the section gives
+	given  []decl.Param[fleet.Config] // the settings the section gives, in file order
+	config fleet.Config               // fleet.DefaultConfig with each setting the section gives
 }
 
 // Apply sets each setting the section gives in c, keeping the others (a
 // flag's), and refuses at its line a setting c then does not read.
 func (f *Fleet) Apply(c *fleet.Config) error {
 	src := f.config
-	for key := range f.Set {
-		p, _ := decl.LookupKey[fleet.Config](key)
+	for _, p := range f.given {
 		if d, ok := p.Field(c).(encoding.TextUnmarshaler); ok { // a name: what src writes, d reads
 			text, _ := p.Field(&src).(encoding.TextMarshaler).MarshalText()
 			d.UnmarshalText(text)
@@ -47,11 +46,9 @@ func (f *Fleet) Apply(c *fleet.Config) error {
 		return &applyError{f.file, f.Set["policy"], pathtext.Textf("sets policy %s, which with %s 1 and no hedges is never asked", k, pathtext.Path("client.attempts"))}
 	}
 	unread := decl.UnreadWhy[fleet.Config](*c)
-	keys := slices.SortedFunc(maps.Keys(f.Set), func(a, b string) int { return f.Set[a] - f.Set[b] }) // in file order
-	for _, key := range keys {
-		p, _ := decl.LookupKey[fleet.Config](key)
+	for _, p := range f.given {
 		if why, ok := unread[p.Path]; ok {
-			return &Error{File: f.file, Line: f.Set[key], Field: "fleet." + strings.ReplaceAll(key, "-", "_"), Msg: why.Words(fleetKey)}
+			return &Error{File: f.file, Line: f.Set[p.Key], Field: "fleet." + strings.ReplaceAll(p.Key, "-", "_"), Msg: why.Words(fleetKey)}
 		}
 	}
 	return nil
@@ -82,14 +79,13 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	fail := func(k *yaml.Node, msg string) error {
 		return &Error{File: name, Line: k.Line, Field: "fleet." + k.Value, Msg: msg}
 	}
-	keys := map[string]*yaml.Node{} // by path
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		p, ok := decl.LookupKey[fleet.Config](strings.ReplaceAll(k.Value, "_", "-"))
 		if !ok {
 			return nil, fail(k, "unknown key (want a setting of retrysim fleet, named as its flag with _ for -: server, capacity, rate, policy, hedges, cb_window, ...)")
 		}
-		keys[p.Path] = k
+		f.given = append(f.given, p)
 		f.Set[p.Key] = k.Line
 		if msg := setParam(p, &f.config, v); msg != "" {
 			return nil, fail(k, msg)
@@ -98,17 +94,15 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	checked := f.config
 	checked.Outage.From, checked.Outage.To = 0, checked.Duration
 	unread := decl.UnreadWhy[fleet.Config](checked)
-	for i := 0; i < len(n.Content); i += 2 {
-		k := n.Content[i]
-		p, _ := decl.LookupKey[fleet.Config](strings.ReplaceAll(k.Value, "_", "-"))
+	for i, p := range f.given {
 		if why, ok := unread[p.Path]; ok {
-			return nil, fail(k, why.Words(fleetKey))
+			return nil, fail(n.Content[2*i], why.Words(fleetKey))
 		}
 	}
 	if err := checked.Check(); err != nil {
 		fe, ok := err.(*schema.FieldError)
-		if k := keys[fe.Field]; ok && k != nil {
-			return nil, fail(k, pathtext.FieldWords(fe, fleetKey))
+		if i := slices.IndexFunc(f.given, func(p decl.Param[fleet.Config]) bool { return ok && p.Path == fe.Field }); i >= 0 {
+			return nil, fail(n.Content[2*i], pathtext.FieldWords(fe, fleetKey))
 		}
 	}
 	return f, nil
