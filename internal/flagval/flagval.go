@@ -104,10 +104,7 @@ func (n *named) String() string {
 }
 
 // IsBoolFlag keeps boolean flags usable without a value (-ci, not -ci=true).
-func (n *named) IsBoolFlag() bool {
-	b, ok := n.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
+func (n *named) IsBoolFlag() bool { return isBool(n.Value) }
 
 func (n *named) Set(s string) error {
 	var err error
