@@ -885,29 +885,28 @@ func checkKeys(name string, n *yaml.Node, path string, depth int) error {
 
 // valueOf is the value node of key in mapping m, or m itself.
 func valueOf(m *yaml.Node, key string) *yaml.Node {
-	if m != nil && m.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == key {
-				return m.Content[i+1]
-			}
-		}
+	if i := keyAt(m, key); i >= 0 {
+		return m.Content[i+1]
 	}
 	return m
 }
 
 // lineOf is the line of key in mapping m, or m's own line.
 func lineOf(m *yaml.Node, key string) int {
-	if m == nil {
-		return 1
-	}
-	if m.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == key {
-				return m.Content[i].Line
-			}
-		}
+	if i := keyAt(m, key); i >= 0 {
+		return m.Content[i].Line
 	}
 	return m.Line
+}
+
+// keyAt is the index in m's Content of key, if m is a mapping holding it, or -1.
+func keyAt(m *yaml.Node, key string) int {
+	for i := 0; m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return i
+		}
+	}
+	return -1
 }
 
 var (
