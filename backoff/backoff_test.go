@@ -1,11 +1,15 @@
 package backoff
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/retrysim/retrysim/internal/enum"
+)
 
 // The policies parse by their names, and an unknown name is refused with
 // the names allowed.
 func TestParseKind(t *testing.T) {
-	for i, n := range kinds.Names() {
+	for i, n := range enum.Names[Kind]() {
 		if k, err := kinds.Parse(n); err != nil || k != Kind(i) || k.String() != n {
 			t.Errorf("kinds.Parse(%q) = %v, %v", n, k, err)
 		}

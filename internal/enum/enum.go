@@ -20,9 +20,6 @@ func New[T ~int](what string, names ...string) Enum[T] {
 	return Enum[T]{What: what, names: names}
 }
 
-// Names are the values' names, in order: a fresh slice.
-func (e Enum[T]) Names() []string { return append([]string(nil), e.names...) }
-
 // Valid reports whether v is one of the values.
 func (e Enum[T]) Valid(v T) bool { return v >= 0 && int(v) < len(e.names) }
 

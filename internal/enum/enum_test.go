@@ -20,7 +20,7 @@ func (c *colour) UnmarshalText(b []byte) error { return colours.UnmarshalText(b,
 // An enumeration parses and prints its names, round-trips through JSON by
 // name, and refuses a value out of range wherever it meets one.
 func TestEnum(t *testing.T) {
-	for i, name := range colours.Names() {
+	for i, name := range enum.Names[colour]() {
 		c, err := colours.Parse(name)
 		if err != nil || c != colour(i) || c.String() != name || !colours.Valid(c) {
 			t.Errorf("Parse(%q) = %v, %v; want %d, printed %q", name, c, err, i, name)
@@ -54,7 +54,7 @@ func TestEnum(t *testing.T) {
 	if err := json.Unmarshal([]byte(`"mauve"`), new(colour)); err == nil {
 		t.Error(`json.Unmarshal("mauve") succeeded`)
 	}
-	names := colours.Names()
+	names := enum.Names[colour]()
 	names[0] = "changed"
 	if colours.String(0) != "red" {
 		t.Error("Names returned the enumeration's own slice")
