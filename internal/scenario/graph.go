@@ -276,15 +276,12 @@ func (r *graphReader) located(err error, path, section string) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	var field string
-	if p, ok := decl.LookupParam[fleet.Config](fe.Field); ok && strings.HasPrefix(p.Path, section+".") {
-		field = path + "." + decl.SectionKey(section, p)
-	} else if rest, ok := strings.CutPrefix(fe.Field, section+"."); ok {
-		field = path + "." + rest // outage.from, outage.to
-	} else if section == "graph" {
-		field = path + "." + fe.Field // duration, net
-	} else { // another setting, with which this section's conflicts: said at the section
-		return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: graphKey(fe.Field) + " " + pathtext.FieldWords(fe, graphKey)}
+	field := path + "." + fe.Field // the graph's duration and net
+	if section != "graph" {
+		if !strings.HasPrefix(fe.Field, section+".") { // another setting, with which this section's conflicts: said at the section
+			return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: graphKey(fe.Field) + " " + pathtext.FieldWords(fe, graphKey)}
+		}
+		field = strings.TrimSuffix(path, section) + graphKey(fe.Field) // path ends in the section's name: client.budget_ratio, outage.from
 	}
 	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: pathtext.FieldWords(fe, graphKey)}
 }
