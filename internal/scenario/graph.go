@@ -465,14 +465,10 @@ func (g *Graph) Located(err error) error {
 		}
 		rest := m[3]
 		for _, sec := range graphSections {
-			at := strings.Index(rest, "."+sec+".")
-			if at < 0 {
-				continue
+			if at := strings.Index(rest, "."+sec+"."); at >= 0 {
+				rest = rest[:at+1] + graphKey(rest[at+1:])
+				break
 			}
-			if p, ok := decl.LookupParam[fleet.Config](rest[at+1:]); ok {
-				rest = rest[:at] + "." + sec + "." + decl.SectionKey(sec, p)
-			}
-			break
 		}
 		if i >= 0 {
 			field = fmt.Sprintf("graph.%s[%d]%s", m[1], i, rest)
