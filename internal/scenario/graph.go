@@ -423,20 +423,15 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	return out, nil
 }
 
-// sendsPushback reports whether service n can answer "do not retry".
-func sendsPushback(n fleet.Node) bool {
-	return n.Server.Pushback && (n.Server.Kind == fleet.QueueServer || n.Server.Kind == fleet.RateLimitServer || len(n.Calls) > 0)
-}
-
 // checkPushback refuses a pushback key g, which passed Check, never reads.
 func (r *graphReader) checkPushback(g fleet.Graph) error {
 	for _, k := range r.pushback {
-		i := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == k.service })
-		n := g.Services[i]
+		n := g.Services[slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == k.service })]
+		answers := n.Server.Kind == fleet.QueueServer || n.Server.Kind == fleet.RateLimitServer || len(n.Calls) > 0 // "do not retry", given server.pushback
 		switch {
-		case !k.client && n.Server.Kind != fleet.QueueServer && n.Server.Kind != fleet.RateLimitServer && len(n.Calls) == 0:
+		case !k.client && !answers:
 			return r.fail(k.key, k.path, fmt.Sprintf("only server.kind queue and ratelimit refuse calls for overload, and %s makes no call whose \"do not retry\" it could forward; the server is %s", n.Name, n.Server.Kind))
-		case k.client && !sendsPushback(n):
+		case k.client && !(n.Server.Pushback && answers):
 			return r.fail(k.key, k.path, fmt.Sprintf("%s never answers \"do not retry\" (it needs server.pushback, and a queue or rate limit or calls of its own)", n.Name))
 		}
 	}
