@@ -7,12 +7,12 @@ package tune
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -111,7 +111,7 @@ func RunWorkers(ctx context.Context, runs []fleet.Workers, opts fleet.Options, s
 	graphs := make([]fleet.Graph, len(runs))
 	for i, w := range runs {
 		if err := w.Check(); err != nil {
-			return Result{}, renamed(err, func(f string) string { return fmt.Sprintf("workers[%d].%s", i, f) })
+			return Result{}, fieldpath.Renamed(err, func(f string) string { return fmt.Sprintf("workers[%d].%s", i, f) })
 		}
 		graphs[i] = w.Graph()
 	}
@@ -120,14 +120,21 @@ func RunWorkers(ctx context.Context, runs []fleet.Workers, opts fleet.Options, s
 
 // race reads the searched settings through kind, checks the search and races it.
 func race(ctx context.Context, s Search, kind func(set []string) (tune.Kind, []tune.Axis, error)) (Result, error) {
+	// set names a searched setting's path as Search does: search[0] is set[0].
+	set := func(f string) string {
+		if rest, ok := strings.CutPrefix(f, "search"); ok {
+			return "set" + rest
+		}
+		return f
+	}
 	k, axes, err := kind(s.Set)
 	if err != nil { // the first setting refused with those before it is at fault
 		for i := range s.Set {
 			if _, _, err := kind(s.Set[:i+1]); err != nil {
-				return Result{}, renamed(err, func(f string) string { return fmt.Sprintf("set[%d]", i) + strings.TrimPrefix(f, "search") })
+				return Result{}, fieldpath.Renamed(err, func(f string) string { return fmt.Sprintf("set[%d]", i) + strings.TrimPrefix(f, "search") })
 			}
 		}
-		return Result{}, renamed(err, func(f string) string { return "set" + strings.TrimPrefix(f, "search") })
+		return Result{}, fieldpath.Renamed(err, set)
 	}
 	is := tune.Search{Axes: axes, Objective: s.Objective, Maximize: s.Maximize, Budget: s.Budget}
 	switch {
@@ -150,12 +157,7 @@ func race(ctx context.Context, s Search, kind func(set []string) (tune.Kind, []t
 	}
 	res, err := tune.Race(ctx, k, is)
 	if err != nil {
-		return Result{}, renamed(err, func(f string) string {
-			if rest, ok := strings.CutPrefix(f, "search"); ok {
-				return "set" + rest
-			}
-			return f
-		})
+		return Result{}, fieldpath.Renamed(err, set)
 	}
 	out := Result{Candidates: make([]Candidate, len(res.Candidates)), Spent: res.Spent}
 	for i, c := range res.Candidates {
@@ -172,22 +174,4 @@ func race(ctx context.Context, s Search, kind func(set []string) (tune.Kind, []t
 		out.Best = &out.Candidates[res.Best]
 	}
 	return out, nil
-}
-
-// renamed is err with its *schema.FieldError's fields renamed by field.
-func renamed(err error, field func(string) string) error {
-	var fe *schema.FieldError
-	if !errors.As(err, &fe) {
-		return err
-	}
-	out := *fe
-	out.Field = field(fe.Field)
-	if fe.Fields != nil {
-		out.Fields = make([]string, len(fe.Fields))
-		for i, f := range fe.Fields {
-			out.Fields[i] = field(f)
-		}
-		out.Field = strings.Join(out.Fields, " x ")
-	}
-	return &out
 }

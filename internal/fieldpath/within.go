@@ -19,12 +19,22 @@ func Within(prefix string, err error) error {
 	if !errors.As(err, &fe) {
 		return &schema.FieldError{Field: prefix, Msg: err.Error()}
 	}
+	return Renamed(fe, func(field string) string { return join(prefix, field) })
+}
+
+// Renamed is err with its *schema.FieldError's field paths renamed by
+// field, a joint error's each; another error stays as it is.
+func Renamed(err error, field func(string) string) error {
+	var fe *schema.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
 	out := *fe
-	out.Field = join(prefix, fe.Field)
+	out.Field = field(fe.Field)
 	if fe.Fields != nil {
 		out.Fields = make([]string, len(fe.Fields))
 		for i, f := range fe.Fields {
-			out.Fields[i] = join(prefix, f)
+			out.Fields[i] = field(f)
 		}
 		out.Field = strings.Join(out.Fields, " x ")
 	}
