@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
@@ -183,33 +184,21 @@ func backoffOf(v any, path string) (*backoff.Schedule, error) {
 	if !ok {
 		return nil, pathtext.Errorf(path, "%v is not an object of policy, base_ns and cap_ns", v)
 	}
-	var b backoff.Schedule
 	for _, x := range m {
-		switch x.Key {
-		case "policy":
-			name, ok := x.Value.(string)
-			if !ok {
-				return nil, pathtext.Errorf(path+".policy", "%v is not a name", x.Value)
-			}
-			kind, err := enum.Parse[backoff.Kind](name)
-			if err != nil {
-				return nil, pathtext.Errorf(path+".policy", "%v", err)
-			}
-			b.Kind = kind
-		case "base_ns", "cap_ns":
-			n, ok := x.Value.(int64)
-			if !ok {
-				return nil, pathtext.Errorf(path+"."+x.Key, "%v is not a whole number", x.Value)
-			}
-			*map[string]*time.Duration{"base_ns": &b.Base, "cap_ns": &b.Cap}[x.Key] = time.Duration(n)
-		default:
+		if !slices.Contains([]string{"policy", "base_ns", "cap_ns"}, x.Key) {
 			return nil, pathtext.Errorf(path+"."+x.Key, "a backoff has no such key (want policy, base_ns, cap_ns)")
 		}
 	}
-	for _, key := range []string{"policy", "base_ns", "cap_ns"} {
-		if m.Lookup(key) == nil {
-			return nil, pathtext.Errorf(path+"."+key, "missing; a step's backoff holds its policy, base_ns and cap_ns")
-		}
+	r := &reader{m: m, path: path, read: map[string]bool{}, missing: "missing; a step's backoff holds its policy, base_ns and cap_ns"}
+	name, err := r.name("policy")
+	base, errBase := r.whole("base_ns")
+	capNs, errCap := r.whole("cap_ns")
+	if err := cmp.Or(err, errBase, errCap); err != nil {
+		return nil, err
 	}
-	return &b, nil
+	kind, err := enum.Parse[backoff.Kind](name)
+	if err != nil {
+		return nil, pathtext.Errorf(path+".policy", "%v", err)
+	}
+	return &backoff.Schedule{Kind: kind, Base: time.Duration(base), Cap: time.Duration(capNs)}, nil
 }
