@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -22,22 +23,8 @@ type Survival struct {
 // KaplanMeier estimates the survival curve of obs.
 func KaplanMeier(obs []Observation) Survival {
 	sorted := slices.Clone(obs)
-	// At a tie a recovery comes first: the censored replicate was still at risk.
-	slices.SortStableFunc(sorted, func(a, b Observation) int {
-		if a.Time != b.Time {
-			if a.Time < b.Time {
-				return -1
-			}
-			return 1
-		}
-		switch {
-		case a.Recovered && !b.Recovered:
-			return -1
-		case !a.Recovered && b.Recovered:
-			return 1
-		}
-		return 0
-	})
+	// A tie's recoveries are taken together, before its censored replicates leave the risk set.
+	slices.SortFunc(sorted, func(a, b Observation) int { return cmp.Compare(a.Time, b.Time) })
 	var s Survival
 	left, atRisk := 1.0, len(sorted)
 	for i := 0; i < len(sorted); {
