@@ -28,18 +28,12 @@ func modelKeys(s decl.Setting[delivery.Config]) []string {
 	return []string{key}
 }
 
-// modelSettings are the queue's settings in model.queue's order: its own first, then its backoff's.
+// modelSettings are the queue's settings in model.queue's order: its own first, then its backoff's
+// (a key with one dot, backoff.base).
 func modelSettings() []decl.Setting[delivery.Config] {
 	ss := decl.Settings[delivery.Config]()
 	slices.SortStableFunc(ss, func(a, b decl.Setting[delivery.Config]) int {
-		inA, inB := strings.Contains(a.Key, "."), strings.Contains(b.Key, ".")
-		switch {
-		case inA == inB:
-			return 0
-		case inB:
-			return -1
-		}
-		return 1
+		return strings.Count(a.Key, ".") - strings.Count(b.Key, ".")
 	})
 	return ss
 }
