@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrysim/retrysim/internal/fieldpath"
-	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -103,7 +103,7 @@ func (e Experiment) shardable() error {
 }
 
 // WriteShard writes sh for ReadShard to read on another machine: indented json, then a newline.
-func WriteShard(w io.Writer, sh Shard) error { return jobapi.WriteShard(w, sh.s) }
+func WriteShard(w io.Writer, sh Shard) error { return reportjson.WriteIndented(w, sh.s) }
 
 // ReadShard reads the shard file at path, refusing a file that is not a regular one and counters no
 // run can produce.

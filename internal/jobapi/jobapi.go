@@ -5,9 +5,7 @@ package jobapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -205,13 +203,6 @@ type SettingDef struct {
 // SweepPoint is one point's counters: a replicate's, one a strategy.
 type SweepPoint struct {
 	Replicates [][]stats.Counters `json:"replicates"`
-}
-
-// WriteShard writes sh as indented json, then a newline.
-func WriteShard(w io.Writer, sh stats.Shard) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(sh)
 }
 
 // DefaultSeed is the seed of the article's tables, the command's default.

@@ -18,6 +18,7 @@ import (
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/presets"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/shardrun"
@@ -101,7 +102,7 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 			return flagval.LibraryError(err)
 		}
 		shard.Overrides = overrides
-		return j.O.Out.Render(ctx, stdout, func(w io.Writer) error { return jobapi.WriteShard(w, shard) })
+		return j.O.Out.Render(ctx, stdout, func(w io.Writer) error { return reportjson.WriteIndented(w, shard) })
 	}
 	if err := e.Check(); err != nil {
 		return flagval.LibraryError(err)

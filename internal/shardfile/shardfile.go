@@ -19,6 +19,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/sim"
 )
 
@@ -118,13 +119,9 @@ func Encode[T any](h Header, items []T) ([]byte, error) {
 		return nil, err
 	}
 	sh.Data = b.Bytes()
-	b.Reset()
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(sh); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	var out bytes.Buffer
+	err = reportjson.WriteIndented(&out, sh)
+	return out.Bytes(), err
 }
 
 // Decode is the items sh holds, refusing data not of its header's slice.
