@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/retrysim/retrysim/internal/cli"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/shardrun"
 )
@@ -52,9 +53,9 @@ func init() {
 		{name: "fleet", args: "[flags]", summary: "retry storms: many clients, one server", Kind: shardrun.Kind{Parse: parseFleetAs, MergeFlags: outputs}, sweeps: true},
 		{name: "graph", args: "[flags]", summary: "a call graph: retries amplified by depth", Kind: shardrun.Kind{Parse: parseGraphs, MergeFlags: outputs}, sweeps: true},
 		{name: "workers", args: "[flags]", summary: "jobs on a queue, a worker fleet, drain", Kind: shardrun.Kind{Parse: parseGraphs, MergeFlags: []string{"o", "format", "width", "plot"}}, sweeps: true},
-		{name: "chain", args: "[flags]", summary: "the fleet's exact Markov chain, and splitting", Kind: shardrun.Kind{Parse: parseChain, MergeFlags: []string{"o"}}},
-		{name: "fleet-map", args: "[flags]", summary: "where a fleet recovers, over trigger and load", Kind: shardrun.Kind{Parse: parseFleetMap, MergeFlags: []string{"o", "format", "width", "plot"}}},
-		{name: "incident", args: "[NAME] [flags]", summary: "public incidents replayed, with sources and fixes", Kind: shardrun.Kind{Parse: parseIncident, MergeFlags: []string{"o", "format", "plot"}}},
+		{name: "chain", args: "[flags]", summary: "the fleet's exact Markov chain, and splitting", Kind: shardrun.Kind{Parse: parseKind(cli.Chain), MergeFlags: []string{"o"}}},
+		{name: "fleet-map", args: "[flags]", summary: "where a fleet recovers, over trigger and load", Kind: shardrun.Kind{Parse: parseKind(cli.FleetMap), MergeFlags: []string{"o", "format", "width", "plot"}}},
+		{name: "incident", args: "[NAME] [flags]", summary: "public incidents replayed, with sources and fixes", Kind: shardrun.Kind{Parse: parseKind(cli.Incident), MergeFlags: []string{"o", "format", "plot"}}},
 		{name: "version", summary: "the version, from the build info (also -version)", run: versionCommand},
 	}
 	commands = make(map[string]subcommand, len(commandList))
@@ -74,6 +75,14 @@ func init() {
 		}
 	}
 	addTuneKinds()
+}
+
+// parseKind is the Parse of a kind whose command body is parse, given the
+// kind's -help text (a sweep's, its kind's).
+func parseKind(parse func(kind string, args []string, help string, stdout, stderr io.Writer) (*shardrun.Work, error)) func(string, []string, io.Writer, io.Writer) (*shardrun.Work, error) {
+	return func(kind string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error) {
+		return parse(kind, args, helpText(strings.TrimPrefix(kind, "sweep ")), stdout, stderr)
+	}
 }
 
 // commandUsage is the top-level usage: a line a command of commandList, a

@@ -37,11 +37,14 @@ var chainUsages = map[string]string{
 // maxSplitRuns bounds -split-runs.
 const maxSplitRuns = 1000
 
-// Chain declares the chain's flags on r (the fleet settings it reads by
-// their decl.Param, and its own), parses args (-help printing help, filled
-// with the chain's limits) and makes its run, whose items are splitting
-// runs and crude replicates (none without a splitting).
-func Chain(r *Run, args []string, help string, stdout io.Writer) (*shardrun.Work, error) {
+// Chain declares the chain's flags (the fleet settings it reads by their
+// decl.Param, and its own), parses args (-help printing help, filled with
+// the chain's limits) and makes its run, whose items are splitting runs and
+// crude replicates (none without a splitting).
+func Chain(kind string, args []string, help string, stdout, _ io.Writer) (*shardrun.Work, error) {
+	r := New(kind, Usages{Plain: true, Seed: "random `seed` of the splitting; the same flags and seed print the same bytes",
+		Workers: "parallel `workers`, each running splittings, %d to %d; the output does not depend on it",
+		Shard:   "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge"}, 1)
 	c := fleet.DefaultConfig()
 	c.Load.Rate, c.Load.Peak = 1, 3
 	c.Server = fleet.Server{Kind: fleet.QueueServer, Workers: 2, QueueMax: 3,

@@ -65,10 +65,18 @@ func policies(v *[]metastable.MapPolicy) flag.Value {
 	}, func(p metastable.MapPolicy) string { return p.Name })
 }
 
-// FleetMap declares fleet-map's own flags on r, parses args (-help printing
-// help, filled with the map's limits) and makes its run, a cell's
-// observations an item.
-func FleetMap(r *Run, args []string, help string, stdout, stderr io.Writer) (*shardrun.Work, error) {
+// FleetMap declares fleet-map's flags, parses args (-help printing help,
+// filled with the map's limits) and makes its run, a cell's observations
+// an item.
+func FleetMap(kind string, args []string, help string, stdout, stderr io.Writer) (*shardrun.Work, error) {
+	r := New(kind, Usages{
+		Replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", limits.FleetReplicates),
+		Workers:    "parallel `workers`, %d to %d; the output does not depend on it",
+		Plot:       "also draw the heat maps to `file` (.png or .svg), a panel a policy and length",
+		Shard:      "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge",
+		Doc:        render.FleetDoc,
+		Formats:    " (html is one page with the heat maps)",
+	}, 100)
 	fs, m := r.FS, metastable.CollapseMap()
 	trigger := flagval.Choice{V: "spike", Valid: flagval.OneOf("trigger", "spike, outage or stall", "spike", "outage", "stall")}
 	fs.Var(numbers(&m.Rates, 0, limits.FleetRate), "rates", "the base loads, a comma-separated `list` of requests a second")

@@ -12,17 +12,20 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/incident"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/shardrun"
 )
 
-// Incident declares -format and -name on r, parses args (-help printing
-// help) and makes the replay of the incident named, replicate k of every
-// run (the incident's and its fixes', fleet or graph by its kind) an item;
-// with no name its run, of no item, lists the gallery.
-func Incident(r *Run, args []string, help string, stdout io.Writer) (*shardrun.Work, error) {
+// Incident declares the incident command's flags, parses args (-help
+// printing help) and makes the replay of the incident named, replicate k of
+// every run (the incident's and its fixes', fleet or graph by its kind) an
+// item; with no name its run, of no item, lists the gallery.
+func Incident(kind string, args []string, help string, stdout, _ io.Writer) (*shardrun.Work, error) {
+	r := New(kind, Usages{Plain: true, Replicates: fmt.Sprintf("replay each run with `r` independent seeds, 1 to %d", limits.FleetReplicates),
+		Plot: "also draw the runs' time series, a panel a run, the incident's first, to `file` (.png or .svg)"}, incident.DefaultReplicates)
 	fs, format := r.FS, flagval.Choice{V: incident.Formats()[0], Names: incident.Formats(),
 		Valid: flagval.OneOf("format", "one of "+strings.Join(incident.Formats(), ", "), incident.Formats()...)}
 	fs.Var(&format, "format", "output `format`: "+strings.Join(incident.Formats(), ", ")+" (json holds the source, the assumptions, the outcomes and the runs' rows)")
