@@ -50,7 +50,7 @@ func init() {
 		{name: "tune", args: "[KIND] [flags]", summary: "the best settings that meet -require", run: tuneCommand},
 		{name: "merge", args: "[flags] FILES...", summary: "add up -shard outputs", run: mergeCommand},
 		{name: "race", args: "[flags]", summary: "the SQLite check for real", run: raceCommand},
-		{name: "fleet", args: "[flags]", summary: "retry storms: many clients, one server", Kind: shardrun.Kind{Parse: parseFleetAs, MergeFlags: outputs}, sweeps: true},
+		{name: "fleet", args: "[flags]", summary: "retry storms: many clients, one server", Kind: shardrun.Kind{Parse: parseKind(cli.Fleet), MergeFlags: outputs}, sweeps: true},
 		{name: "graph", args: "[flags]", summary: "a call graph: retries amplified by depth", Kind: shardrun.Kind{Parse: parseGraphs, MergeFlags: outputs}, sweeps: true},
 		{name: "workers", args: "[flags]", summary: "jobs on a queue, a worker fleet, drain", Kind: shardrun.Kind{Parse: parseGraphs, MergeFlags: []string{"o", "format", "width", "plot"}}, sweeps: true},
 		{name: "chain", args: "[flags]", summary: "the fleet's exact Markov chain, and splitting", Kind: shardrun.Kind{Parse: parseKind(cli.Chain), MergeFlags: []string{"o"}}},

@@ -56,7 +56,7 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*shardrun
 		}
 	case "fleet":
 		var cfgs []fleet.Config
-		if rf, _, cfgs, err = parseFleetRuns("fleet", t.Rest, stdout, stderr); err == nil {
+		if rf, _, cfgs, err = cli.FleetRuns("fleet", t.Rest, helpText("fleet"), stdout, stderr); err == nil {
 			k, axes, kerr = tune.NewFleetKind(cfgs, rf.Options(stderr), t.Searches)
 		}
 	default:

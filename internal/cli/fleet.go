@@ -25,11 +25,22 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// FleetRuns declares on r -preset's presets, a flag a fleet setting
-// (decl.Params, by its Key) and -outage, parses args (-help printing help,
-// filled with the presets and limits), and makes the runs, checked with the
-// output files: the preset's, or one from the flags and -scenario ("one run").
-func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, err error) {
+// FleetRuns declares the flags of kind (fleet, or its sweep): -preset's
+// presets, a flag a fleet setting (decl.Params, by its Key) and -outage; it
+// parses args (-help printing help, filled with the presets and limits), and
+// makes the runs, checked with the output files: the preset's, or one from
+// the flags and -scenario ("one run").
+func FleetRuns(kind string, args []string, help string, stdout, stderr io.Writer) (r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, err error) {
+	r = New(kind, Usages{
+		Preset:     "run the runs of the preset `name` (listed above) instead of one run from the flags",
+		Scenario:   "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too",
+		Duration:   "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)",
+		Replicates: "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)",
+		Series:     "also write the time series, a row a run a second, to `file` (.csv or .json)",
+		Plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
+		Doc:        render.FleetDoc,
+		Formats:    " (json also holds the series; html is one page with the series drawn)",
+	}, 10)
 	choosePresets(r, fleetpreset.Presets(), fleetpreset.LookupPreset)
 	c := fleet.DefaultConfig() // the model flags write into it
 	r.Duration = c.Duration
@@ -41,43 +52,47 @@ func FleetRuns(r *Run, args []string, help string, stdout, stderr io.Writer) (p 
 	r.FS.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	intro := fmt.Sprintf(help, render.Presets(fleetpreset.Presets()), render.FleetLimits(render.FleetLimitList()))
 	if err := r.Parse(args, intro, fleetGroups(), stdout); err != nil {
-		return p, nil, err
+		return r, p, nil, err
 	}
 	p = fleetpreset.Preset[fleet.Config]{Name: "one run"}
 	if r.Preset.V != "" {
 		p, _ = fleetpreset.LookupPreset(r.Preset.V)
 		if err := flagval.Refuse(r.FS, FleetPresetRefuses); err != nil {
-			return p, nil, err
+			return r, p, nil, err
 		}
 		if p.Totals && r.Given["series"] {
-			return p, nil, flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
+			return r, p, nil, flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
 		}
 		cfgs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	} else {
 		c.Duration, c.Outage.From, c.Outage.To = r.Duration, outage.From, outage.To
 		if r.Scenario != "" {
 			if err := fleetScenario(r.FS, r.Scenario, &c); err != nil {
-				return p, nil, err
+				return r, p, nil, err
 			}
 		}
 		unread := decl.UnreadWhy[fleet.Config](c)
 		if err := flagval.Refuse(r.FS, func(n string) string { p, _ := decl.LookupKey[fleet.Config](n); return FleetWords(unread[p.Path]) }); err != nil {
-			return p, nil, err
+			return r, p, nil, err
 		}
 		cfgs = []fleet.Config{c}
 	}
 	if err := fleet.Check(cfgs, r.Options(stderr)); err != nil {
-		return p, nil, flagval.Usage(FleetFlagError(err))
+		return r, p, nil, flagval.Usage(FleetFlagError(err))
 	}
-	return p, cfgs, r.checkOutputs()
+	return r, p, cfgs, r.checkOutputs()
 }
 
 // FleetFamily is a kind of fleet runs: fleet's, or a sweep of it.
 type FleetFamily = Family[fleet.Config, fleetdata.Replicate, fleet.Result]
 
-// Fleet is the work of the fleet kind's runs cfgs of preset p (or with
-// -set a sweep of them) for r's flags.
-func Fleet(r *Run, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, stdout, stderr io.Writer) (*shardrun.Work, error) {
+// Fleet parses the flags of kind (fleet, or its sweep) into its run (as
+// FleetRuns does), a replicate (of a point) an item.
+func Fleet(kind string, args []string, help string, stdout, stderr io.Writer) (*shardrun.Work, error) {
+	r, p, cfgs, err := FleetRuns(kind, args, help, stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
 	opts := r.Options(stderr)
 	f := FleetFamily{Kind: replicates.Fleet(), Runs: cfgs, Name: cmp.Or(render.Escaped(r.Scenario), p.Name)}
 	if p.Totals && len(r.Reqs) > 0 {
