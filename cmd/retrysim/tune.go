@@ -61,7 +61,7 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*shardrun
 		}
 	default:
 		var f cli.GraphFamily
-		if rf, f, err = parseGraphKind(t.Kind, t.Rest, stdout, stderr); err == nil {
+		if rf, f, err = cli.Graphs(t.Kind, t.Rest, helpText(t.Kind), stdout, stderr); err == nil {
 			k, axes, kerr = tune.NewGraphKind(f.Runs, t.Kind == "workers", rf.Options(stderr), t.Searches)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -16,15 +17,59 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/schema"
 )
 
 // GraphFamily is a kind of graphs' runs: graph's, workers', or a sweep of either.
 type GraphFamily = Family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]
 
-// Graphs parses args (-help printing help, filled with the presets and
+// Graph parses the flags of kind (graph or workers, or a sweep of either)
+// into its run (as Graphs does), a replicate (of a point) an item.
+func Graph(kind string, args []string, help string, stdout, stderr io.Writer) (*shardrun.Work, error) {
+	r, f, err := Graphs(kind, args, help, stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return f.Work(r, stdout, stderr)
+}
+
+// Graphs parses the flags of kind (graph or workers, or a sweep of either),
+// -help printing help, into its flags and its graphs' runs, the scenario
+// file's digest their echo.
+func Graphs(kind string, args []string, help string, stdout, stderr io.Writer) (*Run, GraphFamily, error) {
+	build, u := graphs, Usages{
+		Preset:            "run the graphs of the preset `name` (listed above)",
+		Scenario:          "run the graph of the graph section of this scenario `file`",
+		Duration:          "a preset's requests arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration",
+		Replicates:        "a graph is simulated with `r` independent seeds, 1 to 1000",
+		ReplicatesDefault: "a preset's own, else 10",
+		Series:            "also write the series, a row a run a service a second, to `file` (.csv or .json)",
+		Plot:              "also draw the series to `file` (.png or .svg), a panel a service",
+		Doc:               render.GraphDoc,
+		Formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
+	}
+	if strings.TrimPrefix(kind, "sweep ") == "workers" {
+		build, u = workers, Usages{
+			Preset:            "run the worker fleets of the preset `name` (listed above)",
+			Scenario:          "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers",
+			Duration:          "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration",
+			Replicates:        "a run is simulated with `r` independent seeds, 1 to 1000",
+			ReplicatesDefault: "a preset's own, else 10",
+			Workers:           "parallel `workers` (goroutines, not the model's: those are -worker-count), each simulating replicates, %d to %d; the output does not depend on it",
+			Plot:              "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency",
+			Doc:               render.WorkersDoc,
+			Formats:           " (json also holds each run's series a second; html is one page with the series drawn)",
+		}
+	}
+	r := New(kind, u, 10)
+	f, err := build(r, args, help, stdout, stderr)
+	return r, f, err
+}
+
+// graphs parses args (-help printing help, filled with the presets and
 // limits) into the graph kind's runs: -scenario's graph, or -preset's.
-func Graphs(r *Run, args []string, help string, stdout, stderr io.Writer) (GraphFamily, error) {
+func graphs(r *Run, args []string, help string, stdout, stderr io.Writer) (GraphFamily, error) {
 	choosePresets(r, fleetpreset.GraphPresets(), fleetpreset.LookupGraphPreset)
 	intro := fmt.Sprintf(help, render.Presets(fleetpreset.GraphPresets()), limits.GraphServices, limits.GraphEntries, limits.GraphFanout, limits.GraphCalls, limits.GraphDepth, limits.FleetDuration, limits.FleetReplicates, limits.FleetSeriesSeconds, float64(limits.FleetEvents))
 	loaded, err := r.loadGraph(args, intro, "graphs", "want -scenario FILE (a graph section) or -preset NAME", stdout)
@@ -48,11 +93,11 @@ func Graphs(r *Run, args []string, help string, stdout, stderr io.Writer) (Graph
 		}})
 }
 
-// Workers declares -preset's presets and -worker-count on r, and parses
+// workers declares -preset's presets and -worker-count on r, and parses
 // args (-help printing help, filled with the presets and limits) into the
 // workers kind's runs: -scenario's graph (its first entry the queue), or
 // -preset's.
-func Workers(r *Run, args []string, help string, stdout, stderr io.Writer) (GraphFamily, error) {
+func workers(r *Run, args []string, help string, stdout, stderr io.Writer) (GraphFamily, error) {
 	choosePresets(r, fleetpreset.WorkersPresets(), fleetpreset.LookupWorkersPreset)
 	workerCount := flagval.Bounded{Lo: 1, Hi: limits.FleetWorkers}
 	r.FS.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", limits.FleetWorkers))
@@ -116,7 +161,7 @@ func Workers(r *Run, args []string, help string, stdout, stderr io.Writer) (Grap
 
 // graphRuns is f, a kind of graphs' runs, for r's flags, outputs checked:
 // graphs, from the file loaded (nil: a preset), kindCheck (nil: none)
-// refusing a sweep's graph the kind does not run.
+// refusing a sweep's graph the kind does not run, the file's digest its echo.
 func graphRuns(r *Run, graphs []fleet.Graph, loaded *scenario.Graph, kindCheck func(fleet.Graph) error, stderr io.Writer, f GraphFamily) (GraphFamily, error) {
 	if err := r.checkOutputs(); err != nil {
 		return f, err
@@ -134,5 +179,7 @@ func graphRuns(r *Run, graphs []fleet.Graph, loaded *scenario.Graph, kindCheck f
 		return runs, err
 	}
 	f.Refused = func(err error) error { return graphError(err, loaded) }
-	return f, nil
+	var err error
+	f.Echo, err = shardrun.ScenarioDigest(r.Scenario)
+	return f, err
 }
