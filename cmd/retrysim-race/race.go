@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/race"
@@ -82,7 +83,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 		return flagval.Usage(err)
 	}
 	base.Jobs, base.Seed, base.CrashP = int(jobs), uint64(seed), float64(crashP.P)
-	if crashP.P > 0 || flagval.Changed(fs, "crash-at") {
+	if crashP.P > 0 || *crashAt != delivery.Defaults().CrashAt {
 		base.CrashAt = race.CrashPoint(crashAt.String())
 	}
 	if err := flagval.Refuse(fs, func(name string) string {

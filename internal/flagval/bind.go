@@ -125,13 +125,6 @@ func Given(fs *flag.FlagSet) map[string]bool {
 	return set
 }
 
-// Changed reports whether the command line set fs's flag called name to a
-// value other than its default.
-func Changed(fs *flag.FlagSet, name string) bool {
-	f := fs.Lookup(name)
-	return Given(fs)[name] && f.Value.String() != f.DefValue
-}
-
 // ParamVar is the flag of the fleet setting p, writing into c: the Var its
 // field's kind asks for (a Probability's own refusal for a probability).
 func ParamVar(p decl.Param[fleet.Config], c *fleet.Config) flag.Value {
