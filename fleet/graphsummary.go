@@ -27,7 +27,7 @@ func (r GraphResult) rows() []fleetdata.GraphRow {
 	g := &r.Graph
 	d := g.Duration.Seconds()
 	col := func(f func(*fleetdata.GraphReplicate) float64) schema.Estimate { return column(r.replicates, f) }
-	nan := func(*fleetdata.GraphReplicate) float64 { return math.NaN() }
+	nan := col(func(*fleetdata.GraphReplicate) float64 { return math.NaN() })
 	depths := g.depths()
 	var byDepth []schema.Estimate
 	for d := 1; slices.Contains(depths, d); d++ {
@@ -41,75 +41,55 @@ func (r GraphResult) rows() []fleetdata.GraphRow {
 			return ratio(n, entered(p, g))
 		}))
 	}
-	var rows []fleetdata.GraphRow
-	for k := range g.Entries {
-		c := func(p *fleetdata.GraphReplicate) *fleetdata.EdgeReplicate { return &p.Edges[k] }
-		rows = append(rows, fleetdata.GraphRow{
-			Run: g.Name, Service: g.endToEnd(k), Replicates: len(r.replicates),
+	// row is a row of the requests c counts, q their latency quantiles, and of
+	// the calls, rejections and duplicates at counts.
+	row := func(service string, depth int, c, at func(*fleetdata.GraphReplicate) *fleetdata.Counts, q func(*fleetdata.GraphReplicate) [3]float64) fleetdata.GraphRow {
+		return fleetdata.GraphRow{Run: g.Name, Service: service, Depth: depth, Replicates: len(r.replicates),
 			Requests:      col(func(p *fleetdata.GraphReplicate) float64 { return float64(c(p).Requests) }),
-			Calls:         col(func(p *fleetdata.GraphReplicate) float64 { return float64(allCalls(p)) }),
-			Amplification: col(func(p *fleetdata.GraphReplicate) float64 { return ratio(allCalls(p), entered(p, g)) }),
+			Calls:         col(func(p *fleetdata.GraphReplicate) float64 { return float64(at(p).Calls) }),
+			Amplification: col(func(p *fleetdata.GraphReplicate) float64 { return ratio(at(p).Calls, entered(p, g)) }),
 			Succeeded:     col(func(p *fleetdata.GraphReplicate) float64 { return ratio(c(p).Succeeded, c(p).Requests) }),
 			Goodput:       col(func(p *fleetdata.GraphReplicate) float64 { return float64(c(p).Succeeded) / d }),
 			Timeouts:      col(func(p *fleetdata.GraphReplicate) float64 { return float64(c(p).Timeouts) }),
 			Retries:       col(func(p *fleetdata.GraphReplicate) float64 { return float64(c(p).Retries) }),
-			Rejected: col(func(p *fleetdata.GraphReplicate) float64 {
-				return float64(allServices(p, func(s *fleetdata.ServiceReplicate) int64 { return s.Rejected }))
-			}),
-			Duplicates: col(func(p *fleetdata.GraphReplicate) float64 {
-				return float64(allServices(p, func(s *fleetdata.ServiceReplicate) int64 { return s.Duplicates }))
-			}),
-			InProgress:     col(nan),
-			Sojourn:        col(nan),
-			P50:            col(func(p *fleetdata.GraphReplicate) float64 { return c(p).P50 }),
-			P95:            col(func(p *fleetdata.GraphReplicate) float64 { return c(p).P95 }),
-			P99:            col(func(p *fleetdata.GraphReplicate) float64 { return c(p).P99 }),
-			PeakInProgress: col(nan),
-			ByDepth:        byDepth,
-		})
+			Rejected:      col(func(p *fleetdata.GraphReplicate) float64 { return float64(at(p).Rejected) }),
+			Duplicates:    col(func(p *fleetdata.GraphReplicate) float64 { return float64(at(p).Duplicates) }),
+			P50:           col(func(p *fleetdata.GraphReplicate) float64 { return q(p)[0] }),
+			P95:           col(func(p *fleetdata.GraphReplicate) float64 { return q(p)[1] }),
+			P99:           col(func(p *fleetdata.GraphReplicate) float64 { return q(p)[2] }),
+		}
+	}
+	every := func(p *fleetdata.GraphReplicate) *fleetdata.Counts { // every service's counts summed
+		var n fleetdata.Counts
+		for v := range p.Services {
+			n.Add(&p.Services[v].Counts)
+		}
+		return &n
+	}
+	var rows []fleetdata.GraphRow
+	for k := range g.Entries {
+		e := func(p *fleetdata.GraphReplicate) *fleetdata.EdgeReplicate { return &p.Edges[k] }
+		end := row(g.endToEnd(k), 0, func(p *fleetdata.GraphReplicate) *fleetdata.Counts { return &e(p).Counts }, every,
+			func(p *fleetdata.GraphReplicate) [3]float64 { return [3]float64{e(p).P50, e(p).P95, e(p).P99} })
+		end.InProgress, end.Sojourn, end.PeakInProgress, end.ByDepth = nan, nan, nan, byDepth
+		rows = append(rows, end)
 	}
 	for v, n := range g.Services {
 		s := func(p *fleetdata.GraphReplicate) *fleetdata.ServiceReplicate { return &p.Services[v] }
-		rows = append(rows, fleetdata.GraphRow{
-			Run: g.Name, Service: n.Name, Depth: depths[v], Replicates: len(r.replicates),
-			Requests:      col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).Requests) }),
-			Calls:         col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).Calls) }),
-			Amplification: col(func(p *fleetdata.GraphReplicate) float64 { return ratio(s(p).Calls, entered(p, g)) }),
-			Succeeded:     col(func(p *fleetdata.GraphReplicate) float64 { return ratio(s(p).Succeeded, s(p).Requests) }),
-			Goodput:       col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).Succeeded) / d }),
-			Timeouts:      col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).Timeouts) }),
-			Retries:       col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).Retries) }),
-			Rejected:      col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).Rejected) }),
-			Duplicates:    col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).Duplicates) }),
-			InProgress: col(func(p *fleetdata.GraphReplicate) float64 {
-				var busy float64
-				for i := range s(p).Series {
-					busy += s(p).Series[i].Busy
-				}
-				return busy / d
-			}),
-			Sojourn:        col(func(p *fleetdata.GraphReplicate) float64 { return ratioF(s(p).Sojourn, s(p).Entered) }),
-			P50:            col(func(p *fleetdata.GraphReplicate) float64 { return s(p).P50 }),
-			P95:            col(func(p *fleetdata.GraphReplicate) float64 { return s(p).P95 }),
-			P99:            col(func(p *fleetdata.GraphReplicate) float64 { return s(p).P99 }),
-			PeakInProgress: col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).PeakInProgress) }),
+		c := func(p *fleetdata.GraphReplicate) *fleetdata.Counts { return &s(p).Counts }
+		own := row(n.Name, depths[v], c, c, func(p *fleetdata.GraphReplicate) [3]float64 { return [3]float64{s(p).P50, s(p).P95, s(p).P99} })
+		own.InProgress = col(func(p *fleetdata.GraphReplicate) float64 {
+			var busy float64
+			for i := range s(p).Series {
+				busy += s(p).Series[i].Busy
+			}
+			return busy / d
 		})
+		own.Sojourn = col(func(p *fleetdata.GraphReplicate) float64 { return ratioF(s(p).Sojourn, s(p).Entered) })
+		own.PeakInProgress = col(func(p *fleetdata.GraphReplicate) float64 { return float64(s(p).PeakInProgress) })
+		rows = append(rows, own)
 	}
 	return rows
-}
-
-// allCalls is the calls that reached every service of the replicate.
-func allCalls(p *fleetdata.GraphReplicate) int64 {
-	return allServices(p, func(s *fleetdata.ServiceReplicate) int64 { return s.Calls })
-}
-
-// allServices is count summed over the replicate's services.
-func allServices(p *fleetdata.GraphReplicate, count func(*fleetdata.ServiceReplicate) int64) int64 {
-	var n int64
-	for i := range p.Services {
-		n += count(&p.Services[i])
-	}
-	return n
 }
 
 // ratioF is a / b, NaN when b is 0.
