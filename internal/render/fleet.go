@@ -101,15 +101,10 @@ func withSettingsObject(rows [][]field, cfgs []fleet.Config) ([][]field, error) 
 	if len(cfgs) != len(rows) {
 		return rows, nil
 	}
-	out := make([][]field, len(rows))
-	for i, row := range rows {
-		o, err := object(settingsObject(fleetSettings(cfgs[i])))
-		if err != nil {
-			return nil, err
-		}
-		out[i] = append(append([]field{}, row...), field{"params", o})
-	}
-	return out, nil
+	return withMore(rows, func(i int) ([]field, error) {
+		o, err := FleetParams(cfgs[i])
+		return []field{{"params", o}}, err
+	})
 }
 
 // fleetColumns are the fleet's columns, a run's summary each row.

@@ -19,6 +19,7 @@ import (
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // GraphReport is what `retrysim graph` prints: a row a run and service, and the series.
@@ -101,15 +102,12 @@ func (r GraphReport) report() kindReport[fleetdata.GraphRow] {
 				if r.Rows[i].ByDepth == nil {
 					return nil, nil
 				}
-				var by []json.RawMessage
-				for k, e := range r.Rows[i].ByDepth {
-					o, err := object(append([]field{{"depth", int64(k + 1)}}, estimateFields("amplification", e)...))
-					if err != nil {
-						return nil, err
-					}
-					by = append(by, o)
-				}
-				return []field{{"amplification_by_depth", by}}, nil
+				depth := int64(0) // ByDepth[k] is depth k + 1, counted as objects goes
+				by, err := objects(r.Rows[i].ByDepth, func(e schema.Estimate) []field {
+					depth++
+					return append([]field{{"depth", depth}}, estimateFields("amplification", e)...)
+				})
+				return []field{{"amplification_by_depth", by}}, err
 			})
 		}, series: pointRows(r.Series, graphPointFields), page: r.html}
 }
@@ -135,8 +133,8 @@ func graphSettings(g fleet.Graph) []field {
 		o, _ := object(f) // every value is a number, text or bool
 		return o
 	}
-	var entries, services []json.RawMessage
-	for _, e := range g.Entries {
+	// every value below is a number, text or bool: objects cannot fail
+	entries, _ := objects(g.Entries, func(e fleet.Entry) []field {
 		c := def
 		c.Load, c.Client = e.Load, e.Client
 		f := []field{{"to", e.To}, {"load", section("load", c)}, {"client", section("client", c)}}
@@ -145,10 +143,9 @@ func graphSettings(g fleet.Graph) []field {
 				f = append(f, field{p.Key, v})
 			}
 		}
-		o, _ := object(f)
-		entries = append(entries, o)
-	}
-	for _, n := range g.Services {
+		return f
+	})
+	services, _ := objects(g.Services, func(n fleet.Node) []field {
 		c := def
 		c.Server, c.Outage = n.Server, n.Outage
 		f := []field{{"name", n.Name}, {"server", section("server", c)}}
@@ -156,18 +153,15 @@ func graphSettings(g fleet.Graph) []field {
 			f = append(f, field{"outage", o})
 		}
 		if len(n.Calls) > 0 {
-			var calls []json.RawMessage
-			for _, call := range n.Calls {
+			calls, _ := objects(n.Calls, func(call fleet.Call) []field {
 				cc := def
 				cc.Client = call.Client
-				o, _ := object([]field{{"to", call.To}, {"client", section("client", cc)}})
-				calls = append(calls, o)
-			}
+				return []field{{"to", call.To}, {"client", section("client", cc)}}
+			})
 			f = append(f, field{"calls", calls}, field{"parallel", n.Parallel})
 		}
-		o, _ := object(f)
-		services = append(services, o)
-	}
+		return f
+	})
 	f := []field{{"name", g.Name}, {"duration", durationValue(g.Duration.Seconds())}, {"net", durationValue(g.Net.Seconds())}}
 	if slices.ContainsFunc(g.Services, func(n fleet.Node) bool { return len(n.Calls) > 0 }) { // read only along calls
 		f = append(f, field{"deadlines", g.Deadlines})
