@@ -38,22 +38,26 @@ func independentServer(base time.Duration, pFail float64) fleet.Server {
 	return s
 }
 
-// chainGraph is a graph whose services call each other in a line, names[i] calling
-// names[i+1] with clients[i+1], the last running server last, the others 1 ms and sound.
-func chainGraph(name string, d time.Duration, load fleet.Shape, names []string, clients []fleet.Client, last fleet.Server) fleet.Graph {
+// chainGraph is a graph whose services call each other in a line, rate requests a second
+// entering at names[0] and names[i] calling names[i+1] with clients[i+1]: the last has
+// last's server and outage, the others are 1 ms and sound.
+func chainGraph(name string, d time.Duration, rate float64, names []string, clients []fleet.Client, last fleet.Node) fleet.Graph {
 	g := fleet.Graph{Name: name, Duration: d, Net: time.Millisecond,
-		Entries: []fleet.Entry{{To: names[0], Load: load, Client: clients[0]}}}
+		Entries: []fleet.Entry{{To: names[0], Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: rate}, Client: clients[0]}}}
 	for i, n := range names {
 		node := fleet.Node{Name: n, Server: independentServer(time.Millisecond, 0)}
 		if i+1 < len(names) {
 			node.Calls = []fleet.Call{{To: names[i+1], Client: clients[i+1]}}
 		} else {
-			node.Server = last
+			node.Server, node.Outage = last.Server, last.Outage
 		}
 		g.Services = append(g.Services, node)
 	}
 	return g
 }
+
+// failing is a last service of a chainGraph failing every call.
+var failing = fleet.Node{Server: independentServer(time.Millisecond, 1)}
 
 // sreBudget is the SRE book's per-client retry budget of ratio, as Finagle's RetryBudget
 // over the last 10 s with no reserve.
@@ -79,12 +83,11 @@ var sreThreeLayers = Preset[fleet.Graph]{
 	Replicates: 10,
 	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"frontend", "backend", "database"}
-		load := fleet.Shape{Kind: fleet.ConstantLoad, Rate: 10}
 		four := presetClient(4, 10*time.Second)
 		budget := sreBudget(four, 0.1)
 		return []fleet.Graph{
-			chainGraph("4_attempts_each", d, load, names, []fleet.Client{four, four, four}, independentServer(time.Millisecond, 1)),
-			chainGraph("budget_10pct", d, load, names, []fleet.Client{budget, budget, budget}, independentServer(time.Millisecond, 1)),
+			chainGraph("4_attempts_each", d, 10, names, []fleet.Client{four, four, four}, failing),
+			chainGraph("budget_10pct", d, 10, names, []fleet.Client{budget, budget, budget}, failing),
 		}
 	},
 }
@@ -105,11 +108,10 @@ var awsFiveDeep = Preset[fleet.Graph]{
 	Replicates: 10,
 	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"layer1", "layer2", "layer3", "layer4", "layer5"}
-		load := fleet.Shape{Kind: fleet.ConstantLoad, Rate: 10}
 		three, one := presetClient(3, 10*time.Second), presetClient(1, 10*time.Second)
 		return []fleet.Graph{
-			chainGraph("3_tries_each", d, load, names, []fleet.Client{three, three, three, three, three}, independentServer(time.Millisecond, 1)),
-			chainGraph("top_only", d, load, names, []fleet.Client{three, one, one, one, one}, independentServer(time.Millisecond, 1)),
+			chainGraph("3_tries_each", d, 10, names, []fleet.Client{three, three, three, three, three}, failing),
+			chainGraph("top_only", d, 10, names, []fleet.Client{three, one, one, one, one}, failing),
 		}
 	},
 }
@@ -132,7 +134,6 @@ var retryOneLayer = Preset[fleet.Graph]{
 	Replicates: 10,
 	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"api", "svc", "db"}
-		load := fleet.Shape{Kind: fleet.ConstantLoad, Rate: 50}
 		timeouts := []time.Duration{30 * time.Second, 20 * time.Second, 10 * time.Second}
 		tries := func(n ...int) []fleet.Client {
 			cs := make([]fleet.Client, len(n))
@@ -141,12 +142,11 @@ var retryOneLayer = Preset[fleet.Graph]{
 			}
 			return cs
 		}
-		db := fleet.DefaultConfig().Server
-		db.Kind, db.Workers, db.QueueMax = fleet.QueueServer, 8, 16
-		db.Service = fleet.Service{Dist: fleet.ExponentialService, Median: 10 * time.Millisecond}
+		db := fleet.Node{Server: fleet.DefaultConfig().Server, Outage: fleet.Outage{From: 20 * time.Second, To: 25 * time.Second, Mode: fleet.Stall}}
+		db.Server.Kind, db.Server.Workers, db.Server.QueueMax = fleet.QueueServer, 8, 16
+		db.Server.Service = fleet.Service{Dist: fleet.ExponentialService, Median: 10 * time.Millisecond}
 		run := func(name string, clients []fleet.Client, pushback bool) fleet.Graph {
-			g := chainGraph(name, d, load, names, clients, db)
-			g.Services[2].Outage = fleet.Outage{From: 20 * time.Second, To: 25 * time.Second, Mode: fleet.Stall}
+			g := chainGraph(name, d, 50, names, clients, db)
 			for i := range g.Services {
 				g.Services[i].Server.Pushback = pushback
 			}
@@ -185,22 +185,17 @@ var meshRetries = Preset[fleet.Graph]{
 	Replicates: 10,
 	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"app-proxy", "svc", "svc-proxy", "db"}
-		load := fleet.Shape{Kind: fleet.ConstantLoad, Rate: 20}
 		app := presetClient(1, 30*time.Second)
 		proxy := presetClient(3, 30*time.Second)
 		proxy.Backoff = backoff.Schedule{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond}
 		noProxy := presetClient(1, 30*time.Second)
 		svc := presetClient(3, 30*time.Second)
 		one := presetClient(1, 30*time.Second)
-		run := func(name string, clients []fleet.Client) fleet.Graph {
-			g := chainGraph(name, d, load, names, clients, independentServer(time.Millisecond, 0))
-			g.Services[3].Outage = fleet.Outage{From: 20 * time.Second, To: 30 * time.Second, Mode: fleet.Fail}
-			return g
-		}
+		db := fleet.Node{Server: independentServer(time.Millisecond, 0), Outage: fleet.Outage{From: 20 * time.Second, To: 30 * time.Second, Mode: fleet.Fail}}
 		return []fleet.Graph{
-			run("mesh_and_app", []fleet.Client{app, proxy, svc, proxy}),
-			run("mesh_off", []fleet.Client{app, noProxy, svc, noProxy}),
-			run("app_off", []fleet.Client{app, proxy, one, proxy}),
+			chainGraph("mesh_and_app", d, 20, names, []fleet.Client{app, proxy, svc, proxy}, db),
+			chainGraph("mesh_off", d, 20, names, []fleet.Client{app, noProxy, svc, noProxy}, db),
+			chainGraph("app_off", d, 20, names, []fleet.Client{app, proxy, one, proxy}, db),
 		}
 	},
 }
