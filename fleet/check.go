@@ -278,9 +278,7 @@ func (p PolicyConfig) check(k *checker) {
 		if lo, hi := k.bounds("client.policy.threshold"); math.IsNaN(p.Threshold) || p.Threshold < lo || p.Threshold > hi {
 			k.bad("client.policy.threshold", "%g is not a ratio in [%g, %g]", p.Threshold, lo, hi)
 		}
-	case FinagleBudget:
-		lo, hi := k.bounds("client.policy.budget_ratio")
-		ratio("client.policy.budget_ratio", p.BudgetRatio, lo, hi, false)
+	case FinagleBudget: // its budget_ratio has the declared bounds, which declared checks
 		seconds("client.policy.ttl", p.TTL.Seconds(), limits.PolicyMinTTL, limits.PolicyMaxTTL)
 	case EnvoyBudget:
 		lo, _ := k.bounds("client.policy.budget_ratio")
