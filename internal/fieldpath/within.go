@@ -1,5 +1,6 @@
 // Package fieldpath puts a *schema.FieldError's field path under its
-// parent's: a step's, the queue's, a strategy's, a graph's entry.
+// parent's (a step's, the queue's, a strategy's, a graph's entry), or
+// renames it.
 package fieldpath
 
 import (
