@@ -64,7 +64,7 @@ func (c column[R]) cell(r R) string {
 		return c.text(r)
 	}
 	e := c.est(r)
-	return c.style.withInterval(e.Value, e.Lo, e.Hi)
+	return c.style.text(e.Value) + c.style.interval(e.Lo, e.Hi)
 }
 
 // cells are r's row for people, in header's order.

@@ -104,11 +104,6 @@ func (s numberStyle) bounds(lo, hi float64) (string, string) {
 	return s.rounded(lo, -1), s.rounded(hi, +1)
 }
 
-// withInterval is x in the style, then its interval.
-func (s numberStyle) withInterval(x, lo, hi float64) string {
-	return s.text(x) + s.interval(lo, hi)
-}
-
 // significant formats x with n significant digits in plain decimals (not 2.5e-06).
 func significant(x float64, n int) string {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {

@@ -25,7 +25,7 @@ func TestNumberStyles(t *testing.T) {
 		{"cut at 0", expectedCount.interval(-3, 4.01), " [0.0, 4.1]"},
 		{"no width", expectedCount.interval(2, 2), ""},
 		{"one replicate", expectedCount.interval(math.NaN(), math.NaN()), ""},
-		{"with interval", wholeCount.withInterval(3520.4, 3473.2, 3566.1), "3,520 [3,473, 3,567]"},
+		{"with interval", wholeCount.text(3520.4) + wholeCount.interval(3473.2, 3566.1), "3,520 [3,473, 3,567]"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: %q; want %q", tc.name, tc.got, tc.want)

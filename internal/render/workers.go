@@ -66,7 +66,7 @@ var workersColumns = columns[fleetdata.WorkersRow]{
 		}
 		drain := "never"
 		if sh.Count() > 0 {
-			drain = timeSeconds.withInterval(r.DrainSeconds.Value, r.DrainSeconds.Lo, r.DrainSeconds.Hi)
+			drain = timeSeconds.text(r.DrainSeconds.Value) + timeSeconds.interval(r.DrainSeconds.Lo, r.DrainSeconds.Hi)
 		}
 		return drain + " (" + shareText(sh) + ")"
 	}},
