@@ -63,6 +63,15 @@ func prose(text string) pageCell { return pageCell{text: strings.TrimSpace(text)
 // plain is a number cell that no json field holds as it is shown.
 func plain(text string) pageCell { return pageCell{text: text} }
 
+// plainCells are texts as plain cells.
+func plainCells(texts []string) []pageCell {
+	cells := make([]pageCell, len(texts))
+	for i, text := range texts {
+		cells[i] = plain(text)
+	}
+	return cells
+}
+
 // pageStyle reads at 1280 px, on a phone and on A4; every table fits (TestPageTablesFit).
 const pageStyle = `
 body { font-family: system-ui, sans-serif; max-width: 1220px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.4; }
@@ -304,21 +313,13 @@ func (r FleetReport) html(w io.Writer) error {
 // writeReportHTML is the table command's page.
 func writeReportHTML(w io.Writer, r stats.Report) error {
 	p := page{title: reportTitle(r.Params)}
-	t := pageTable{
-		heading: "The strategies",
-		howTo:   reportHowTo(r),
-		header:  reportColumns(r).header(),
-	}
 	cs := reportColumns(r)
+	t := pageTable{heading: "The strategies", howTo: reportHowTo(r), header: cs.header()}
 	for k := range r.Rows {
 		row := &r.Rows[k] // by index: a Row's counters are 89 KB
 		t.rows = append(t.rows, pageRow{cells: cs.pageCells(row, k)})
 		for _, x := range subRows(row, r) {
-			cells := []pageCell{prose(x[0])}
-			for _, text := range x[1:] {
-				cells = append(cells, plain(text))
-			}
-			t.rows = append(t.rows, pageRow{cells: cells, sub: true})
+			t.rows = append(t.rows, pageRow{cells: append([]pageCell{prose(x[0])}, plainCells(x[1:])...), sub: true})
 		}
 	}
 	p.tables = []pageTable{t}
@@ -408,10 +409,7 @@ func (t TotalsReport) html(w io.Writer) error {
 		est func(fleetdata.RunRow) schema.Estimate) pageTable {
 		pt := pageTable{heading: heading, howTo: howTo + " " + intervals, header: append(slices.Clone(lead), policies...)}
 		for _, k := range keys {
-			var cells []pageCell
-			for _, c := range k.lead(t.ByClients) {
-				cells = append(cells, plain(c))
-			}
+			cells := plainCells(k.lead(t.ByClients))
 			for _, pol := range policies {
 				i, ok := at[k][pol]
 				if !ok || t.Rows[i].Requests == 0 {
