@@ -231,10 +231,7 @@ func writePageWith(w io.Writer, p page, draw func(io.Writer) error) error {
 func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	p := page{title: fmt.Sprintf("retrysim sweep: %s", s.Metric.Label)}
 	p.params = append(p.params, "scenario "+s.Scenario)
-	var swept []string
-	for _, a := range s.Swept {
-		swept = append(swept, s.AxisList()[a].Name)
-	}
+	swept := sweptNames(s)
 	if len(swept) > 0 {
 		p.params = append(p.params, "swept: "+strings.Join(swept, ", "))
 	}

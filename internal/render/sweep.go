@@ -47,17 +47,22 @@ func writeSweepCSV(w io.Writer, s stats.Sweep) error {
 	return writeFieldRows(w, len(s.Rows), func(i int) []field { return sweepFields(s, &s.Rows[i], row) })
 }
 
+// sweptNames are the names of s's swept axes, in order.
+func sweptNames(s stats.Sweep) []string {
+	names := make([]string, len(s.Swept))
+	for i, a := range s.Swept {
+		names[i] = s.AxisList()[a].Name
+	}
+	return names
+}
+
 // writeSweepJSON writes the sweep as indented json, one row at a time.
 func writeSweepJSON(w io.Writer, s stats.Sweep) error {
-	swept := make([]string, len(s.Swept))
-	for i, a := range s.Swept {
-		swept[i] = s.AxisList()[a].Name
-	}
 	head, err := json.MarshalIndent(struct {
 		stats.Sweep
 		Swept  []string `json:"swept"`
 		Metric string   `json:"metric"`
-	}{Sweep: s, Swept: swept, Metric: s.Metric.Name}, "", "  ")
+	}{Sweep: s, Swept: sweptNames(s), Metric: s.Metric.Name}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -150,11 +155,7 @@ func pivotAxisText(a stats.Axis, v float64) string {
 
 // writePivot shows s.Metric with one line a grid point and one column a strategy.
 func writePivot(w io.Writer, s stats.Sweep, st tableStyle) error {
-	header := []string{}
-	for _, a := range s.Swept {
-		header = append(header, s.AxisList()[a].Name)
-	}
-	header = append(header, s.Strategies...)
+	header := append(sweptNames(s), s.Strategies...)
 	title := fmt.Sprintf("%s; %s", s.Metric.Label, sweepRun(s))
 	if s.CI && hasInterval(s.Metric) {
 		title = fmt.Sprintf("%s, 95%% intervals; %s", s.Metric.Label, sweepRun(s))
