@@ -68,8 +68,8 @@ func (r GraphResult) workersSeries() []fleetdata.WorkersPoint {
 	w := g.edges()[0].To
 	n := float64(len(r.replicates))
 	pts := make([]fleetdata.WorkersPoint, len(r.replicates[0].Services[w].Series))
+	deps := len(g.Services) - 1 // every service but the workers'
 	for t := range pts {
-		deps := len(g.Services) - 1 // every service but the workers'
 		p := fleetdata.WorkersPoint{Run: g.Name, T: t, DepCalls: make([]float64, deps), DepInProgress: make([]float64, deps)}
 		width := math.Min(1, g.Duration.Seconds()-float64(t))
 		for i := range r.replicates {
