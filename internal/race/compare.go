@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sqlitecheck"
 	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -50,21 +51,14 @@ func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows
 // intervals, few races measuring them, and gives the range.
 func Compare(ctx context.Context, res Result, cfg Config, jobs int64) (raceresult.Sim, error) {
 	overlap := stats.Wilson(res.Overlaps, res.Races)
-	var crashLo, crashHi float64 // 0 with no crash measured
+	var crash schema.Estimate // 0 with no crash measured
 	if res.Reached > 0 && res.Crashes > 0 {
-		w := stats.Wilson(res.Crashes, res.Reached)
-		crashLo, crashHi = w.Lo, w.Hi
-	}
-	centre := func(x, n int64) float64 {
-		if n == 0 {
-			return 0
-		}
-		return float64(x) / float64(n)
+		crash = stats.Wilson(res.Crashes, res.Reached)
 	}
 	out := raceresult.Sim{Jobs: jobs, DoubleLo: 1, LostLo: 1}
 	for i, at := range [][2]float64{
-		{centre(res.Overlaps, res.Races), centre(res.Crashes, res.Reached)},
-		{overlap.Lo, crashLo}, {overlap.Lo, crashHi}, {overlap.Hi, crashLo}, {overlap.Hi, crashHi},
+		{overlap.Value, crash.Value},
+		{overlap.Lo, crash.Lo}, {overlap.Lo, crash.Hi}, {overlap.Hi, crash.Lo}, {overlap.Hi, crash.Hi},
 	} {
 		double, lost, err := simulatePairs(ctx, cfg, at[0], at[1], jobs)
 		if err != nil {

@@ -124,23 +124,6 @@ func CheckStudy(base Config, simJobs int64) error {
 	return nil
 }
 
-// check refuses a configuration the harness cannot run.
-func (cfg Config) check() error {
-	switch {
-	case !slices.Contains(Modes(), cfg.Mode):
-		return fmt.Errorf("mode %q is not one of loose, claim, after, lease", cfg.Mode)
-	case cfg.CrashAt != NoCrash && !slices.Contains(CrashPoints(), cfg.CrashAt):
-		return fmt.Errorf("crash point %q is not one of before-key, after-key, after-work, before-ack", cfg.CrashAt)
-	case cfg.Jobs < 1 || cfg.Jobs > MaxJobs:
-		return fmt.Errorf("%d jobs: want 1 to %d", cfg.Jobs, MaxJobs)
-	case cfg.Jobs*cfg.Deliveries > MaxDeliveries:
-		return fmt.Errorf("%d jobs x %d deliveries: want at most %d deliveries a round", cfg.Jobs, cfg.Deliveries, MaxDeliveries)
-	case cfg.Procs < 1 || cfg.Deliveries < 1 || cfg.Rounds < 1:
-		return fmt.Errorf("procs, deliveries and rounds must be at least 1")
-	}
-	return nil
-}
-
 // Result is what a run measured.
 type Result struct {
 	raceresult.Row
@@ -157,14 +140,12 @@ type task struct {
 	again bool
 }
 
-// Run runs cfg and measures it. It returns when every worker it started has
-// exited, and removes the database (but a kept, finished run's); a cancelled
-// ctx kills the workers and Run returns ctx's error.
+// Run runs cfg, as the race command's flags and CheckStudy accept it, and
+// measures it. It returns when every worker it started has exited, and
+// removes the database (but a kept, finished run's); a cancelled ctx kills
+// the workers and Run returns ctx's error.
 func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	res.Mode = string(cfg.Mode)
-	if err := cfg.check(); err != nil {
-		return res, err
-	}
 	if cfg.Exe == "" {
 		if cfg.Exe, err = os.Executable(); err != nil {
 			return res, err
@@ -196,7 +177,7 @@ func measure(ctx context.Context, cfg Config, res *Result) (err error) {
 	if db, err = sql.Open("sqlite", dsn(path)); err != nil {
 		return err
 	}
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if _, err := db.ExecContext(ctx, tables); err != nil {
 		return err
 	}
 	sp := newSpawner()

@@ -30,9 +30,9 @@ func dsn(path string) string {
 	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
 }
 
-// schema is the check's tables: charges, two key tables that differ only in
+// tables creates the check's tables: charges, two key tables that differ only in
 // UNIQUE, and the lease fix's key rows.
-const schema = `
+const tables = `
 CREATE TABLE IF NOT EXISTS charges (id INTEGER PRIMARY KEY, key TEXT NOT NULL, worker TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS keys_plain (key TEXT NOT NULL, at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS keys_unique (key TEXT UNIQUE NOT NULL, at INTEGER NOT NULL);
