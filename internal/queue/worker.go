@@ -137,31 +137,18 @@ func (w *worker) Enter(i int) bool {
 	}
 	k := &x.keys[i]
 	have := k.present && !x.expired(*k)
+	if have && (x.store != delivery.Lease || k.doneStatus) {
+		w.end(0)
+		return true // already handled (Claim: refused)
+	}
 	switch x.store {
-	case delivery.After:
-		if have {
-			w.end(0)
-			return true
-		}
 	case delivery.Loose:
-		if have {
-			w.end(0)
-			return true
-		}
 		w.pause(0)
 		*k = record{present: true, written: x.now}
 	case delivery.Claim:
-		if have {
-			w.end(0)
-			return true // refused: already handled
-		}
 		*k = record{present: true, written: x.now}
 	case delivery.Lease:
-		switch {
-		case have && k.doneStatus:
-			w.end(0)
-			return true
-		case have && k.holder != d && k.leaseUntil > x.now:
+		if have && k.holder != d && k.leaseUntil > x.now {
 			x.dl[d].live = false // held by a live delivery: leave it unacked, to be redelivered
 			return false
 		}
