@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // Axis is one swept parameter and its values, in the order given.
@@ -111,9 +113,7 @@ func (spec Spec) number(s string) (float64, error) {
 func (spec Spec) Check(v float64) error {
 	switch spec.Kind {
 	case Probability:
-		if math.IsNaN(v) || v < 0 || v > 1 {
-			return fmt.Errorf("%v is not a probability in [0, 1]", v)
-		}
+		return limits.Probability(v)
 	case Whole:
 		if v != math.Trunc(v) || v < spec.Min || v > spec.Max {
 			return fmt.Errorf("%v is not a whole number from %v to %v", v, spec.Min, spec.Max)
