@@ -67,6 +67,7 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 	return md, md.check()
 }
 
+// check refuses a model with a rate, count or probability out of its bounds.
 func (m Model) check() error {
 	pos := func(name string, v float64) error {
 		if math.IsNaN(v) || v <= 0 || v > limits.FleetRate {
@@ -144,11 +145,9 @@ type Chain struct {
 	level []int
 }
 
-// Build enumerates the states reachable from the empty one, at most MaxStates.
+// Build enumerates the states of m, as FromConfig makes it, reachable from the empty
+// one, at most MaxStates.
 func Build(m Model) (*Chain, error) {
-	if err := m.check(); err != nil {
-		return nil, err
-	}
 	c := &Chain{Model: m, index: map[State]int32{}}
 	var found []State
 	seen := map[State]bool{{}: true}
