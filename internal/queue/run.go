@@ -245,18 +245,15 @@ func (x *Runner) Clean() (time.Duration, bool) {
 	return total, !x.drawn
 }
 
-// callLatency draws how long delivery d's call to its step takes.
+// callLatency draws how long delivery d's call to its step takes: the first delivery's
+// first call of a step takes its prefix.
 func (x *Runner) callLatency(d int) time.Duration {
 	step := x.dl[d].step
-	s := x.latency[step]
-	if !s.random() {
-		return s.draw(nil)
-	}
 	if bit := uint64(1) << step; d == 0 && x.called&bit == 0 {
 		x.called |= bit
-		return x.first[x.rank[step]]
+		return x.prefix(step)
 	}
-	return s.draw(x.lat)
+	return x.latency[step].draw(x.lat) // a fixed latency draws nothing
 }
 
 // Run runs one job from time zero and reports its outcome.
