@@ -27,10 +27,6 @@ func duration(name, key string, where func(*Config) *time.Duration) decl.Setting
 	return decl.New(name, key, enum.Duration, where, limits.Duration)
 }
 
-func latency(name, key string, where func(*Config) *provider.Latency) decl.Setting[Config] {
-	return decl.New(name, key, enum.Latency, where, scenariocheck.Latency)
-}
-
 // settings declares every setting of the queue once, in the order reports list them.
 var settings = []decl.Setting[Config]{
 	decl.OneOf("backoff", "backoff.policy", func(c *Config) *backoff.Kind { return &c.Backoff.Kind }).With(
@@ -69,7 +65,7 @@ var settings = []decl.Setting[Config]{
 		"dead-letter a message after `n` deliveries, 1 to 1000", "10", nil),
 	probability("repeat", "repeat", func(c *Config) *float64 { return &c.RepeatP }).With(
 		"`probability` that a request is sent twice", "0.01", nil),
-	latency("repeat_delay", "repeat_delay", func(c *Config) *provider.Latency { return &c.RepeatDelay }).With(
+	decl.New("repeat_delay", "repeat_delay", enum.Latency, func(c *Config) *provider.Latency { return &c.RepeatDelay }, scenariocheck.Latency).With(
 		"the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs queue.repeat",
 		"{median: 2s, p99: 60s}", nil),
 	probability("crash", "crash", func(c *Config) *float64 { return &c.CrashP }).With(
