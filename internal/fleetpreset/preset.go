@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/jobqueue"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -237,16 +238,6 @@ var resilience4jPreset = production("resilience4j-breaker", "r4j", "no_breaker",
 		"slidingWindowSize 100 calls, minimumNumberOfCalls 100, waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10; "+
 		"on brooker-retries's load: no_breaker, r4j_client (a breaker per client), r4j_fleet (one shared by the fleet)")
 
-// sidekiqClient is Sidekiq 8's default job retry (v8.1.7): 26 attempts on backoff.Sidekiq.
-func sidekiqClient() fleet.Client {
-	return fleet.Client{Attempts: 26, Backoff: backoff.Schedule{Kind: backoff.Sidekiq}}
-}
-
-// riverClient is River's default job retry (v0.43.0, DefaultClientRetryPolicy).
-func riverClient() fleet.Client {
-	return fleet.Client{Attempts: 25, Backoff: backoff.Schedule{Kind: backoff.River}}
-}
-
 // jobRetries puts the two job queues' default schedules behind an outage.
 var jobRetries = Preset[fleet.Config]{
 	Name:  "job-retries",
@@ -258,11 +249,10 @@ var jobRetries = Preset[fleet.Config]{
 	Replicates: 5,
 	Runs: func(d time.Duration) []fleet.Config {
 		var runs []fleet.Config
-		for _, r := range []named{{"sidekiq", sidekiqClient()}, {"river", riverClient()}} {
-			c := r.client
-			c.Clients, c.Timeout = 1, time.Minute
+		for _, q := range []jobqueue.Defaults{jobqueue.Sidekiq(), jobqueue.River()} {
+			c := fleet.Client{Clients: 1, Timeout: time.Minute, Attempts: q.MaxAttempts, Backoff: q.Schedule}
 			runs = append(runs, fleet.Config{
-				Name:     r.name,
+				Name:     q.Name,
 				Duration: d,
 				Load:     fleet.Shape{Kind: fleet.ConstantLoad, Rate: 10},
 				Outage:   fleet.Outage{From: 5 * time.Minute, To: 10 * time.Minute, Mode: fleet.Fail},

@@ -105,10 +105,11 @@ func TestProductionDefaults(t *testing.T) {
 			t.Errorf("envoy: retry %d at u = 0.999 waits %v; want just under %v", n+1, got, want)
 		}
 	}
-	if c := sidekiqClient(); c.Attempts != 26 || c.Backoff.Kind != backoff.Sidekiq {
+	jobs := jobRetries.Runs(jobRetries.Duration)
+	if c := jobs[0].Client; c.Attempts != 26 || c.Backoff.Kind != backoff.Sidekiq {
 		t.Errorf("sidekiq: %d attempts, %s; want 25 retries (26 attempts) on the sidekiq schedule", c.Attempts, c.Backoff.Kind)
 	}
-	if c := riverClient(); c.Attempts != 25 || c.Backoff.Kind != backoff.River {
+	if c := jobs[1].Client; c.Attempts != 25 || c.Backoff.Kind != backoff.River {
 		t.Errorf("river: %d attempts, %s; want MaxAttempts 25 on the river schedule", c.Attempts, c.Backoff.Kind)
 	}
 }
