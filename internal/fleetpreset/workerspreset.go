@@ -37,17 +37,14 @@ func queueClient(d jobqueue.Defaults, tries int) fleet.Client {
 // stepClient is a job's step's client: one try, a timeout of 10 s (the queue retries).
 func stepClient() fleet.Client { return presetClient(1, 10*time.Second) }
 
-// dbSteps is a job of three steps, each a call to the database db.
-func dbSteps() []fleet.WorkerStep {
-	return []fleet.WorkerStep{{To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}}
-}
-
 // outageFleet is the presets' database outage (10 to 40 minutes in, cut to a shorter
-// run), the queue redelivering a failed job with client q.
+// run), the queue redelivering a failed job of three steps, each a call to the database
+// db, with client q.
 func outageFleet(name string, d time.Duration, q fleet.Client) fleet.Workers {
 	from, to := min(10*time.Minute, d/6), min(40*time.Minute, d*2/3)
 	return fleet.Workers{Name: name, Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 10},
-		Queue: q, WorkerCount: 20, QueueMax: limits.FleetQueue, Steps: dbSteps(),
+		Queue: q, WorkerCount: 20, QueueMax: limits.FleetQueue,
+		Steps:        []fleet.WorkerStep{{To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}},
 		Dependencies: []fleet.Node{{Name: "db", Server: independentServer(5*time.Millisecond, 0), Outage: fleet.Outage{From: from, To: to, Mode: fleet.Fail}}}}
 }
 
