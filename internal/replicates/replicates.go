@@ -34,7 +34,7 @@ type Kind[C, P, R any] struct {
 func Fleet() Kind[fleet.Config, fleetdata.Replicate, fleet.Result] {
 	return withRows(Kind[fleet.Config, fleetdata.Replicate, fleet.Result]{run: fleet.Run, replicates: fleetrun.Fleet().Replicates,
 		result: fleetrun.Fleet().Result, CheckReplicate: fleetrun.Fleet().CheckReplicate, Name: func(c fleet.Config) string { return c.Name }},
-		render.FleetTable(), summary)
+		render.FleetTable(), func(r fleet.Result) []fleetdata.RunRow { return []fleetdata.RunRow{fleetrun.Fleet().Summary(r)} })
 }
 
 // Graph is retrysim graph's kind: a row a service of a graph.
@@ -106,11 +106,6 @@ func (k Kind[C, P, R]) Fold(runs []C, perPoint int, items [][]P) []R {
 		out[i] = k.result(c, mine)
 	}
 	return out
-}
-
-// summary is a fleet run's one row.
-func summary(r fleet.Result) []fleetdata.RunRow {
-	return []fleetdata.RunRow{fleetrun.Fleet().Summary(r)}
 }
 
 // Check refuses item k of runs unless it holds a replicate of each run of its point; a
