@@ -88,20 +88,16 @@ func (w *worker) exec(q string, args ...any) (sql.Result, error) {
 	return res, err
 }
 
-// die kills the worker's own process, as a crash would: nothing deferred runs.
-func (w *worker) die(key, point string) {
-	fmt.Fprintf(w.out, "crash %s %s\n", key, point)
-	syscall.Kill(os.Getpid(), syscall.SIGKILL)
-	select {} // the signal ends the process
-}
-
-// reach reports that key's delivery passed point, and dies there if crash names it.
+// reach reports that key's delivery passed point, and dies there if crash names it,
+// killing the worker's own process as a crash would: nothing deferred runs.
 func (w *worker) reach(key string, point CrashPoint, crash string) {
 	if point == w.measured {
 		fmt.Fprintf(w.out, "reach %s %s\n", key, point)
 	}
 	if crash == string(point) {
-		w.die(key, crash)
+		fmt.Fprintf(w.out, "crash %s %s\n", key, crash)
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // the signal ends the process
 	}
 }
 
