@@ -12,6 +12,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/jobqueue"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -25,28 +26,20 @@ var brookerCollapse = Preset[fleet.Config]{
 	Duration:   80 * time.Second,
 	Replicates: 10,
 	Runs: func(d time.Duration) []fleet.Config {
-		base := fleet.Config{
-			Duration: d,
-			Server:   fleet.Server{Kind: fleet.LatencyServer, Base: time.Second, Slope: 10 * time.Millisecond},
-			Client:   fleet.Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
-			Net:      100 * time.Millisecond,
-		}
+		base := metastable.CollapseMap().Base // the server, client and network the map draws
+		base.Duration = d
 		ramp := fleet.Shape{Kind: fleet.RampLoad, Rate: 40, Peak: 80, From: 0, To: 50 * time.Second}
 		spike := fleet.Shape{Kind: fleet.SpikeLoad, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}
-		jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second}
 		var runs []fleet.Config
 		for _, load := range []struct {
 			name  string
 			shape fleet.Shape
 		}{{"ramp", ramp}, {"spike", spike}} {
-			for _, b := range []struct {
-				name   string
-				policy backoff.Schedule
-			}{{"no_backoff", backoff.Schedule{}}, {"backoff_and_jitter", jitter}} {
+			for _, p := range metastable.MapPolicies() { // no backoff, and jitter from b = 20 s
 				c := base
-				c.Name = load.name + "_" + b.name
+				c.Name = load.name + "_" + p.Name
 				c.Load = load.shape
-				c.Client.Backoff = b.policy
+				c.Client.Backoff = p.Backoff
 				runs = append(runs, c)
 			}
 		}
