@@ -315,20 +315,18 @@ var spikeRecovery = Preset[fleet.Config]{
 			{"adaptive_10pct", fleet.Client{Attempts: limits.FleetAttempts, Policy: fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}}},
 			{"breaker_10pct", fleet.Client{Attempts: 3, Policy: fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}}},
 		}, productionClients, []named{{"hedge_2.5s", fleet.Client{Attempts: 1, Hedges: 1, HedgeDelay: 2500 * time.Millisecond}}})
+		base := metastable.CollapseMap().Base // brooker-collapse's server and network
+		base.Duration = d
 		var runs []fleet.Config
 		for _, keys := range []schema.KeyMode{schema.NoKeys, schema.SameKey} {
 			for _, c := range clients {
 				for _, h := range spikeHeights {
-					cl := c.client
-					cl.Clients, cl.Timeout, cl.Keys = 1, 3*time.Second, keys
-					runs = append(runs, fleet.Config{
-						Name:     fmt.Sprintf("%s keys %s peak %g", c.name, keys, h),
-						Duration: d,
-						Load:     fleet.Shape{Kind: fleet.SpikeLoad, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second},
-						Server:   fleet.Server{Kind: fleet.LatencyServer, Base: time.Second, Slope: 10 * time.Millisecond},
-						Client:   cl,
-						Net:      100 * time.Millisecond,
-					})
+					run := base
+					run.Name = fmt.Sprintf("%s keys %s peak %g", c.name, keys, h)
+					run.Load = fleet.Shape{Kind: fleet.SpikeLoad, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}
+					run.Client = c.client
+					run.Client.Clients, run.Client.Timeout, run.Client.Keys = 1, 3*time.Second, keys
+					runs = append(runs, run)
 				}
 			}
 		}
