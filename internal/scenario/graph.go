@@ -15,6 +15,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
@@ -75,7 +76,7 @@ func (r *graphReader) mapping(n *yaml.Node, path, what string, allowed []string)
 		k, v := n.Content[i], n.Content[i+1]
 		key := strings.ReplaceAll(k.Value, "-", "_")
 		if !slices.Contains(allowed, key) {
-			return nil, nil, r.fail(k, path+"."+k.Value, fmt.Sprintf("unknown key (want %s)", andList(allowed)))
+			return nil, nil, r.fail(k, path+"."+k.Value, fmt.Sprintf("unknown key (want %s)", human.And(allowed)))
 		}
 		vals[key] = v
 		keys = append(keys, k)

@@ -29,6 +29,7 @@ import (
 	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -310,7 +311,7 @@ func (q *queueFile) read(n *yaml.Node, prefix, what string) error {
 			return true, err
 		}
 		if sub := subKeys(settings, key+"."); len(sub) > 0 { // a mapping of settings: backoff
-			return true, q.read(v, key+".", "a mapping with "+andList(sub))
+			return true, q.read(v, key+".", "a mapping with "+human.And(sub))
 		}
 		return false, nil
 	})
@@ -325,14 +326,6 @@ func subKeys(settings []decl.Setting[delivery.Config], prefix string) []string {
 		}
 	}
 	return keys
-}
-
-// andList is "a, b and c".
-func andList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // decodeKind reads n as a value of kind k, an enumeration as its name, a
