@@ -304,11 +304,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 		}
 		e.pols = make([]Policy, n)
 		for c := range e.pols {
-			if pc.Own != nil {
-				e.pols[c] = pc.Own.make()
-			} else {
-				e.pols[c] = pc.newState()
-			}
+			e.pols[c] = pc.newState()
 		}
 		_, e.quiet = e.pols[0].(unlimited)
 		if ed.From >= 0 {
