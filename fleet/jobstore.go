@@ -230,26 +230,27 @@ func (s *sim) stepDone(j int32, g *guard, ok, pushback bool) {
 	s.step(j, g, int(jb.next))
 }
 
-// commits says whether the work of the request in slot, a call of guarded
-// job j, commits: always, but under Lease only while the job's delivery
-// still holds the step's lease; a delivery that lost it leaves the job.
-func (s *sim) commits(slot, j int32, g *guard) bool {
-	if g.mode != delivery.Lease {
-		return true
+// rollsBack says whether the work of the request in slot, a call of a
+// guarded job, rolls back: never, but under Lease once the job's delivery
+// no longer holds the step's lease; a delivery that lost it leaves the job.
+func (s *sim) rollsBack(slot int32) bool {
+	j, g := s.callGuard(slot)
+	if g == nil || g.mode != delivery.Lease {
+		return false
 	}
 	if jb := &s.jobs[j]; !jb.answered && jb.cur == slot {
 		k := s.record(j, int(jb.next)-1)
 		mine := k.present && k.attempt == jb.attempt && k.copy == jb.copy
 		if mine && !k.done {
 			k.done, k.written = true, s.now
-			return true
+			return false
 		}
 		if !mine {
 			s.abandon(j)
 		}
 	}
 	g.rolledBack++
-	return false
+	return true
 }
 
 // abandon is job j's worker leaving it unanswered: it comes back at the
@@ -259,12 +260,6 @@ func (s *sim) abandon(j int32) {
 	slot := s.jobs[j].slot
 	s.leave(j)
 	s.recycleIdle(slot)
-}
-
-// rollsBack says the work of the request in slot rolls back (commits).
-func (s *sim) rollsBack(slot int32) bool {
-	j, g := s.callGuard(slot)
-	return g != nil && !s.commits(slot, j, g)
 }
 
 // callGuard is the job that made the call in slot and its guard, or nil.
