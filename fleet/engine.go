@@ -440,11 +440,9 @@ func (s *sim) pushTimeout(t float64, slot int32, e *edgeSim, attempt, copy uint8
 		s.h.push(event{t: r.deadline, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 		return
 	}
-	if s.deadlines {
-		if l := s.limit(slot); l < t { // cut short: out of the FIFO's order
-			s.h.push(event{t: l, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
-			return
-		}
+	if l := s.limit(slot); l < t { // cut short by Graph.Deadlines: out of the FIFO's order
+		s.h.push(event{t: l, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
+		return
 	}
 	s.tq[e.tq].push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 }
@@ -768,27 +766,20 @@ func (s *sim) arrive(k int32, first bool) {
 // policy lets it go and its caller's deadline has not passed (expired); it
 // frees the slot of a request that ends at once.
 func (s *sim) start(slot int32, e *edgeSim) {
-	if s.deadlines && s.limit(slot) <= s.now {
+	if s.limit(slot) <= s.now {
 		e.expired++
 		s.reqs[slot].done = true
 		s.finish(slot, false, false)
 	} else {
-		s.startSent(slot, e)
+		e.counts.Requests++
+		s.second(e.series, s.now).Starts++
+		if e.quiet || e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
+			s.send(slot)
+		} else {
+			s.refused(slot)
+		}
 	}
-	if r := &s.reqs[slot]; r.done && r.refs == 0 {
-		s.recycle(slot)
-	}
-}
-
-// startSent sends a request's first attempt if its client's policy lets it.
-func (s *sim) startSent(slot int32, e *edgeSim) {
-	e.counts.Requests++
-	s.second(e.series, s.now).Starts++
-	if e.quiet || e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
-		s.send(slot)
-	} else {
-		s.refused(slot)
-	}
+	s.recycleIdle(slot) // a new slot, never the event in progress's
 }
 
 // policy is the policy state request r on edge e answers to: its client's.
@@ -804,7 +795,7 @@ func (e *edgeSim) policy(r *request) Policy {
 func (s *sim) send(slot int32) {
 	r := &s.reqs[slot]
 	e := &s.edges[r.edge()]
-	if s.deadlines && s.limit(slot) <= s.now {
+	if s.limit(slot) <= s.now {
 		e.expired++
 		s.fail(slot, false)
 		return
@@ -852,10 +843,7 @@ func (s *sim) deadline(slot int32, r *request, e *edgeSim, c uint8) float64 {
 	if c > 0 {
 		d += float64(c) * e.hedgeSecs
 	}
-	if s.deadlines {
-		d = min(d, s.limit(slot))
-	}
-	return d
+	return min(d, s.limit(slot))
 }
 
 // hedge is a hedge's delay ending: another copy goes out if the policy
