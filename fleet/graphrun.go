@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -56,14 +55,11 @@ func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, 
 	if err != nil {
 		return nil, err
 	}
-	if opt.Workers == 0 {
-		opt.Workers = runtime.GOMAXPROCS(0)
-	}
 	out := make([]GraphResult, len(graphs))
 	for i, g := range graphs {
 		out[i] = GraphResult{Graph: g, replicates: make([]fleetdata.GraphReplicate, opt.Replicates)}
 	}
-	err = runReplicates(ctx, graphs, opt, b.atOnce(opt), func(run, r int, s *sim) {
+	err = runReplicates(ctx, graphs, opt, b, func(run, r int, s *sim) {
 		out[run].replicates[r] = s.graphReplicate()
 	})
 	if err != nil {
