@@ -339,6 +339,10 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 // grew, emptied; old is not used after.
 func (s *sim) reuse(old *sim) {
 	s.reqs, s.free, s.jobs, s.freeJobs = old.reqs[:0], old.free[:0], old.jobs[:0], old.freeJobs[:0]
+	// Of the same graph, old holds each of these nil just when s does: nil
+	// stays nil (no service makes calls, no FreshKeys, no Heartbeat, no guard).
+	s.up, s.serial, s.seen, s.fresh, s.leased = old.up[:0], old.serial[:0], old.seen[:0], old.fresh[:0], old.leased[:0]
+	s.keys, s.books = old.keys[:0], old.books[:0]
 	s.h.reuse(&old.h)
 	for i := range s.tq {
 		s.tq[i].reuse(&old.tq[i])
@@ -346,18 +350,6 @@ func (s *sim) reuse(old *sim) {
 	for v := range s.svcs {
 		s.svcs[v].queue.reuse(&old.svcs[v].queue)
 		s.svcs[v].heldAt.reuse(&old.svcs[v].heldAt)
-	}
-	if s.up != nil { // nil stays nil: it says no service makes calls
-		s.up, s.serial, s.seen = old.up[:0], old.serial[:0], old.seen[:0]
-	}
-	if s.fresh != nil {
-		s.fresh = old.fresh[:0]
-	}
-	if s.leased != nil {
-		s.leased = old.leased[:0]
-	}
-	if s.keys != nil {
-		s.keys, s.books = old.keys[:0], old.books[:0]
 	}
 }
 
@@ -623,29 +615,32 @@ func (s *sim) newSlot(edge int32) int32 {
 	if k := len(s.free); k > 0 {
 		slot = s.free[k-1]
 		s.free = s.free[:k-1]
+		if s.fresh != nil { // an empty key store, no lease: a new slot's are
+			s.fresh[slot] = attemptKeys{}
+		}
+		if s.leased != nil {
+			s.leased[slot] = 0
+		}
 	} else {
 		s.reqs = append(s.reqs, request{})
 		slot = int32(len(s.reqs) - 1)
 		if s.up != nil {
 			s.up = append(s.up, -1)
 			s.serial = append(s.serial, 0)
-			for range s.seenWords {
-				s.seen = append(s.seen, 0)
-			}
+			s.seen = append(s.seen, make([]uint64, s.seenWords)...)
 		}
 		if s.keys != nil {
 			s.keys = append(s.keys, make([]keyRecord, s.keysWide)...)
 			s.books = append(s.books, jobBook{})
 		}
-	}
-	s.reqs[slot] = request{start: s.now, who: uint32(edge)}
-	s.freshSlot(slot)
-	if s.leased != nil {
-		if int(slot) == len(s.leased) {
+		if s.fresh != nil {
+			s.fresh = append(s.fresh, attemptKeys{})
+		}
+		if s.leased != nil {
 			s.leased = append(s.leased, 0)
 		}
-		s.leased[slot] = 0
 	}
+	s.reqs[slot] = request{start: s.now, who: uint32(edge)}
 	return slot
 }
 
