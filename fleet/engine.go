@@ -593,18 +593,12 @@ func (s *sim) graphReplicate() fleetdata.GraphReplicate {
 			PeakBacklog: sv.peakBacklog, PeakAge: sv.peakAge, PeakScheduled: sv.peakScheduled, Queued: sv.queued, CallSeries: sv.callSeries, HeldSeries: sv.heldSeries,
 			WaitingAtEnd: sv.waitingAtEnd, ScheduledAtEnd: sv.scheduledAtEnd}
 		out.Drain, out.DrainVerdict = s.g.drain(sv.series)
-		h := &s.edges[into[v][0]].hist
-		if len(into[v]) > 1 {
-			merged = hist.Histogram{}
-			for _, i := range into[v] {
-				merged.Merge(&s.edges[i].hist) // a replicate's counts cannot overflow
-			}
-			h = &merged
-		}
+		merged = hist.Histogram{} // its callers' latencies
 		for _, i := range into[v] {
+			merged.Merge(&s.edges[i].hist) // a replicate's counts cannot overflow
 			out.Counts.Add(&s.edges[i].counts)
 		}
-		out.P50, out.P95, out.P99 = h.QuantileSeconds(0.5), h.QuantileSeconds(0.95), h.QuantileSeconds(0.99)
+		out.P50, out.P95, out.P99 = merged.QuantileSeconds(0.5), merged.QuantileSeconds(0.95), merged.QuantileSeconds(0.99)
 	}
 	return rep
 }
