@@ -126,10 +126,7 @@ func (s *sim) crash(j int32, g *guard, p delivery.CrashPoint) bool {
 		return false
 	}
 	n := &s.books[s.jobs[j].slot].crashes
-	if g.maxCrashes > 0 && int(*n) >= g.maxCrashes {
-		return false
-	}
-	if s.rnd.Float64() >= g.crashP {
+	if g.maxCrashes > 0 && int(*n) >= g.maxCrashes || s.rnd.Float64() >= g.crashP { // no draw past the bound
 		return false
 	}
 	*n++
@@ -138,15 +135,10 @@ func (s *sim) crash(j int32, g *guard, p delivery.CrashPoint) bool {
 	return true
 }
 
-// present says a record is there and has not expired.
+// present says a record is there and has not expired (a Lease done one
+// never does).
 func (s *sim) present(g *guard, k *keyRecord) bool {
-	if !k.present {
-		return false
-	}
-	if g.mode == delivery.Lease && k.done {
-		return true
-	}
-	return g.ttlSecs == 0 || s.now < k.written+g.ttlSecs
+	return k.present && (g.mode == delivery.Lease && k.done || g.ttlSecs == 0 || s.now < k.written+g.ttlSecs)
 }
 
 // step goes on with guarded job j from its call i: the crash point, the
@@ -196,10 +188,7 @@ func (s *sim) step(j int32, g *guard, i int) {
 // delivery model's does before each call.
 func (s *sim) crashBeforeTry(slot int32) bool {
 	j, g := s.callGuard(slot)
-	if g == nil || g.crashAt != delivery.AfterKey || s.jobs[j].answered || s.jobs[j].cur != slot {
-		return false
-	}
-	if !s.crash(j, g, delivery.AfterKey) {
+	if g == nil || s.jobs[j].answered || s.jobs[j].cur != slot || !s.crash(j, g, delivery.AfterKey) {
 		return false
 	}
 	s.fail(slot, false)
