@@ -641,10 +641,8 @@ func (s *sim) newSlot(edge int32) int32 {
 // lease notes that a queue server's worker takes up (held) or lets go of
 // copy c of attempt a of the request in slot, for an entry's Heartbeat.
 func (s *sim) lease(slot int32, a, c uint8, held bool) {
-	if s.leased == nil {
-		return
-	}
 	switch id := leaseID(a, c); {
+	case s.leased == nil: // no Heartbeat
 	case held && s.reqs[slot].awaits(a, c):
 		s.leased[slot] = id
 	case !held && s.leased[slot] == id:
@@ -682,13 +680,13 @@ func (s *sim) rootSlot(slot int32) {
 // duplicate when its tree already did one on e (an orphan's never is).
 func (s *sim) jobEffect(slot int32, e *edgeSim) {
 	e.jobEffects++
-	root, ok := slot, true
+	root := slot
 	if u := s.up[slot]; u >= 0 {
 		jb := &s.jobs[u]
-		root, ok = jb.root, s.serial[jb.root] == jb.serial
-	}
-	if !ok {
-		return
+		if s.serial[jb.root] != jb.serial { // an orphan's
+			return
+		}
+		root = jb.root
 	}
 	ei := int(s.reqs[slot].edge())
 	w := &s.seen[int(root)*s.seenWords+ei/64]
@@ -1171,13 +1169,10 @@ func (s *sim) call(j int32, i int) {
 // finish is the request in slot having finished: its job, if any, goes
 // on; pushback says an honoured "do not retry" ended it.
 func (s *sim) finish(slot int32, ok, pushback bool) {
-	if s.up == nil {
+	if s.up == nil || s.up[slot] < 0 { // an entry's request
 		return
 	}
 	j := s.up[slot]
-	if j < 0 {
-		return
-	}
 	jb := &s.jobs[j]
 	jb.out--
 	if jb.answered {

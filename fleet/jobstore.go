@@ -104,14 +104,10 @@ func newGuard(e *Entry) *guard {
 
 // guardOf is the guard of the entry job j serves, or nil.
 func (s *sim) guardOf(j int32) *guard {
-	if s.keys == nil {
-		return nil
+	if slot := s.jobs[j].slot; s.keys != nil && s.up[slot] < 0 {
+		return s.edgeOf(slot).guard
 	}
-	jb := &s.jobs[j]
-	if s.up[jb.slot] >= 0 {
-		return nil
-	}
-	return s.edgeOf(jb.slot).guard
+	return nil
 }
 
 // record is job j's record of its service's call i.
