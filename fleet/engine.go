@@ -864,14 +864,13 @@ func (v *svcSim) rejection() uint8 {
 func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	e := s.edgeOf(slot)
 	v := &s.svcs[e.to]
+	since := s.now
 	if arrived {
 		v.counts.Calls++
 		if v.callSeries != nil && s.now < s.dur {
 			v.callSeries[int(s.now)]++
 		}
-	}
-	since := s.now
-	if !arrived { // resumed after a stall: it waited since it reached the service
+	} else { // resumed after a stall: it waited since it reached the service
 		s.advance(v)
 		v.held--
 		since = v.heldAt.pop()
