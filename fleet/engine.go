@@ -304,11 +304,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 		}
 		e.pols = make([]Policy, n)
 		for c := range e.pols {
-			if pc.Own != nil {
-				e.pols[c] = pc.Own.make()
-			} else {
-				e.pols[c] = pc.newState()
-			}
+			e.pols[c] = pc.newState()
 		}
 		_, e.quiet = e.pols[0].(unlimited)
 		if ed.From >= 0 {
@@ -343,6 +339,10 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 // grew, emptied; old is not used after.
 func (s *sim) reuse(old *sim) {
 	s.reqs, s.free, s.jobs, s.freeJobs = old.reqs[:0], old.free[:0], old.jobs[:0], old.freeJobs[:0]
+	// Of the same graph, old holds each of these nil just when s does: nil
+	// stays nil (no service makes calls, no FreshKeys, no Heartbeat, no guard).
+	s.up, s.serial, s.seen, s.fresh, s.leased = old.up[:0], old.serial[:0], old.seen[:0], old.fresh[:0], old.leased[:0]
+	s.keys, s.books = old.keys[:0], old.books[:0]
 	s.h.reuse(&old.h)
 	for i := range s.tq {
 		s.tq[i].reuse(&old.tq[i])
@@ -350,18 +350,6 @@ func (s *sim) reuse(old *sim) {
 	for v := range s.svcs {
 		s.svcs[v].queue.reuse(&old.svcs[v].queue)
 		s.svcs[v].heldAt.reuse(&old.svcs[v].heldAt)
-	}
-	if s.up != nil { // nil stays nil: it says no service makes calls
-		s.up, s.serial, s.seen = old.up[:0], old.serial[:0], old.seen[:0]
-	}
-	if s.fresh != nil {
-		s.fresh = old.fresh[:0]
-	}
-	if s.leased != nil {
-		s.leased = old.leased[:0]
-	}
-	if s.keys != nil {
-		s.keys, s.books = old.keys[:0], old.books[:0]
 	}
 }
 
@@ -444,11 +432,9 @@ func (s *sim) pushTimeout(t float64, slot int32, e *edgeSim, attempt, copy uint8
 		s.h.push(event{t: r.deadline, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 		return
 	}
-	if s.deadlines {
-		if l := s.limit(slot); l < t { // cut short: out of the FIFO's order
-			s.h.push(event{t: l, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
-			return
-		}
+	if l := s.limit(slot); l < t { // cut short by Graph.Deadlines: out of the FIFO's order
+		s.h.push(event{t: l, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
+		return
 	}
 	s.tq[e.tq].push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 }
@@ -607,18 +593,12 @@ func (s *sim) graphReplicate() fleetdata.GraphReplicate {
 			PeakBacklog: sv.peakBacklog, PeakAge: sv.peakAge, PeakScheduled: sv.peakScheduled, Queued: sv.queued, CallSeries: sv.callSeries, HeldSeries: sv.heldSeries,
 			WaitingAtEnd: sv.waitingAtEnd, ScheduledAtEnd: sv.scheduledAtEnd}
 		out.Drain, out.DrainVerdict = s.g.drain(sv.series)
-		h := &s.edges[into[v][0]].hist
-		if len(into[v]) > 1 {
-			merged = hist.Histogram{}
-			for _, i := range into[v] {
-				merged.Merge(&s.edges[i].hist) // a replicate's counts cannot overflow
-			}
-			h = &merged
-		}
+		merged = hist.Histogram{} // its callers' latencies
 		for _, i := range into[v] {
+			merged.Merge(&s.edges[i].hist) // a replicate's counts cannot overflow
 			out.Counts.Add(&s.edges[i].counts)
 		}
-		out.P50, out.P95, out.P99 = h.QuantileSeconds(0.5), h.QuantileSeconds(0.95), h.QuantileSeconds(0.99)
+		out.P50, out.P95, out.P99 = merged.QuantileSeconds(0.5), merged.QuantileSeconds(0.95), merged.QuantileSeconds(0.99)
 	}
 	return rep
 }
@@ -629,39 +609,40 @@ func (s *sim) newSlot(edge int32) int32 {
 	if k := len(s.free); k > 0 {
 		slot = s.free[k-1]
 		s.free = s.free[:k-1]
+		if s.fresh != nil { // an empty key store, no lease: a new slot's are
+			s.fresh[slot] = attemptKeys{}
+		}
+		if s.leased != nil {
+			s.leased[slot] = 0
+		}
 	} else {
 		s.reqs = append(s.reqs, request{})
 		slot = int32(len(s.reqs) - 1)
 		if s.up != nil {
 			s.up = append(s.up, -1)
 			s.serial = append(s.serial, 0)
-			for range s.seenWords {
-				s.seen = append(s.seen, 0)
-			}
+			s.seen = append(s.seen, make([]uint64, s.seenWords)...)
 		}
 		if s.keys != nil {
 			s.keys = append(s.keys, make([]keyRecord, s.keysWide)...)
 			s.books = append(s.books, jobBook{})
 		}
-	}
-	s.reqs[slot] = request{start: s.now, who: uint32(edge)}
-	s.freshSlot(slot)
-	if s.leased != nil {
-		if int(slot) == len(s.leased) {
+		if s.fresh != nil {
+			s.fresh = append(s.fresh, attemptKeys{})
+		}
+		if s.leased != nil {
 			s.leased = append(s.leased, 0)
 		}
-		s.leased[slot] = 0
 	}
+	s.reqs[slot] = request{start: s.now, who: uint32(edge)}
 	return slot
 }
 
 // lease notes that a queue server's worker takes up (held) or lets go of
 // copy c of attempt a of the request in slot, for an entry's Heartbeat.
 func (s *sim) lease(slot int32, a, c uint8, held bool) {
-	if s.leased == nil {
-		return
-	}
 	switch id := leaseID(a, c); {
+	case s.leased == nil: // no Heartbeat
 	case held && s.reqs[slot].awaits(a, c):
 		s.leased[slot] = id
 	case !held && s.leased[slot] == id:
@@ -699,13 +680,13 @@ func (s *sim) rootSlot(slot int32) {
 // duplicate when its tree already did one on e (an orphan's never is).
 func (s *sim) jobEffect(slot int32, e *edgeSim) {
 	e.jobEffects++
-	root, ok := slot, true
+	root := slot
 	if u := s.up[slot]; u >= 0 {
 		jb := &s.jobs[u]
-		root, ok = jb.root, s.serial[jb.root] == jb.serial
-	}
-	if !ok {
-		return
+		if s.serial[jb.root] != jb.serial { // an orphan's
+			return
+		}
+		root = jb.root
 	}
 	ei := int(s.reqs[slot].edge())
 	w := &s.seen[int(root)*s.seenWords+ei/64]
@@ -772,27 +753,20 @@ func (s *sim) arrive(k int32, first bool) {
 // policy lets it go and its caller's deadline has not passed (expired); it
 // frees the slot of a request that ends at once.
 func (s *sim) start(slot int32, e *edgeSim) {
-	if s.deadlines && s.limit(slot) <= s.now {
+	if s.limit(slot) <= s.now {
 		e.expired++
 		s.reqs[slot].done = true
 		s.finish(slot, false, false)
 	} else {
-		s.startSent(slot, e)
+		e.counts.Requests++
+		s.second(e.series, s.now).Starts++
+		if e.quiet || e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
+			s.send(slot)
+		} else {
+			s.refused(slot)
+		}
 	}
-	if r := &s.reqs[slot]; r.done && r.refs == 0 {
-		s.recycle(slot)
-	}
-}
-
-// startSent sends a request's first attempt if its client's policy lets it.
-func (s *sim) startSent(slot int32, e *edgeSim) {
-	e.counts.Requests++
-	s.second(e.series, s.now).Starts++
-	if e.quiet || e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
-		s.send(slot)
-	} else {
-		s.refused(slot)
-	}
+	s.recycleIdle(slot) // a new slot, never the event in progress's
 }
 
 // policy is the policy state request r on edge e answers to: its client's.
@@ -808,7 +782,7 @@ func (e *edgeSim) policy(r *request) Policy {
 func (s *sim) send(slot int32) {
 	r := &s.reqs[slot]
 	e := &s.edges[r.edge()]
-	if s.deadlines && s.limit(slot) <= s.now {
+	if s.limit(slot) <= s.now {
 		e.expired++
 		s.fail(slot, false)
 		return
@@ -856,10 +830,7 @@ func (s *sim) deadline(slot int32, r *request, e *edgeSim, c uint8) float64 {
 	if c > 0 {
 		d += float64(c) * e.hedgeSecs
 	}
-	if s.deadlines {
-		d = min(d, s.limit(slot))
-	}
-	return d
+	return min(d, s.limit(slot))
 }
 
 // hedge is a hedge's delay ending: another copy goes out if the policy
@@ -893,14 +864,13 @@ func (v *svcSim) rejection() uint8 {
 func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	e := s.edgeOf(slot)
 	v := &s.svcs[e.to]
+	since := s.now
 	if arrived {
 		v.counts.Calls++
 		if v.callSeries != nil && s.now < s.dur {
 			v.callSeries[int(s.now)]++
 		}
-	}
-	since := s.now
-	if !arrived { // resumed after a stall: it waited since it reached the service
+	} else { // resumed after a stall: it waited since it reached the service
 		s.advance(v)
 		v.held--
 		since = v.heldAt.pop()
@@ -1198,13 +1168,10 @@ func (s *sim) call(j int32, i int) {
 // finish is the request in slot having finished: its job, if any, goes
 // on; pushback says an honoured "do not retry" ended it.
 func (s *sim) finish(slot int32, ok, pushback bool) {
-	if s.up == nil {
+	if s.up == nil || s.up[slot] < 0 { // an entry's request
 		return
 	}
 	j := s.up[slot]
-	if j < 0 {
-		return
-	}
 	jb := &s.jobs[j]
 	jb.out--
 	if jb.answered {

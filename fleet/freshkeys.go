@@ -14,17 +14,6 @@ func (s *attemptSet) has(a uint8) bool { return s[a>>6]&(1<<(a&63)) != 0 }
 func (s *attemptSet) add(a uint8)      { s[a>>6] |= 1 << (a & 63) }
 func (s *attemptSet) remove(a uint8)   { s[a>>6] &^= 1 << (a & 63) }
 
-// freshSlot gives a request just started in slot an empty key store.
-func (s *sim) freshSlot(slot int32) {
-	switch {
-	case s.fresh == nil:
-	case int(slot) == len(s.fresh):
-		s.fresh = append(s.fresh, attemptKeys{})
-	default:
-		s.fresh[slot] = attemptKeys{}
-	}
-}
-
 // freeKey is a copy of attempt leaving its service with its key.
 func (s *sim) freeKey(slot int32, attempt uint8) {
 	s.reqs[slot].keyBusy = false

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -56,14 +55,11 @@ func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, 
 	if err != nil {
 		return nil, err
 	}
-	if opt.Workers == 0 {
-		opt.Workers = runtime.GOMAXPROCS(0)
-	}
 	out := make([]GraphResult, len(graphs))
 	for i, g := range graphs {
 		out[i] = GraphResult{Graph: g, replicates: make([]fleetdata.GraphReplicate, opt.Replicates)}
 	}
-	err = runReplicates(ctx, graphs, opt, b.atOnce(opt), func(run, r int, s *sim) {
+	err = runReplicates(ctx, graphs, opt, b, func(run, r int, s *sim) {
 		out[run].replicates[r] = s.graphReplicate()
 	})
 	if err != nil {
@@ -138,11 +134,8 @@ func (g *Graph) cost() graphCost {
 	if len(edges) > len(g.Entries) { // a service makes calls: each slot's serial and edges seen (sim.rootSlot)
 		c.Bytes += sliceBytes(c.InFlight, 4+8*float64((len(edges)+63)/64))
 	}
-	for _, e := range g.Entries {
-		if e.Heartbeat { // each slot's lease (sim.leased)
-			c.Bytes += sliceBytes(c.InFlight, 2)
-			break
-		}
+	if slices.ContainsFunc(g.Entries, func(e Entry) bool { return e.Heartbeat }) { // each slot's lease (sim.leased)
+		c.Bytes += sliceBytes(c.InFlight, 2)
 	}
 	if w := g.keysWidth(); w > 0 { // each slot's store and books (KeyStore, Crashes)
 		c.Bytes += sliceBytes(c.InFlight, float64(w)*float64(unsafe.Sizeof(keyRecord{}))) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(jobBook{})))
@@ -152,11 +145,8 @@ func (g *Graph) cost() graphCost {
 			c.Bytes += fifoBytes(c.Calls[v], 8)
 		}
 	}
-	for i := range edges {
-		if client(i).Keys == schema.FreshKeys { // each slot's key store, one key an attempt
-			c.Bytes += sliceBytes(c.InFlight, float64(unsafe.Sizeof(attemptKeys{})))
-			break
-		}
+	if slices.ContainsFunc(edges, func(e fleetdata.Edge) bool { return g.client(e).Keys == schema.FreshKeys }) { // each slot's key store, one key an attempt
+		c.Bytes += sliceBytes(c.InFlight, float64(unsafe.Sizeof(attemptKeys{})))
 	}
 	for i := range edges { // the policy states, with what windowed ones keep
 		cl := client(i)

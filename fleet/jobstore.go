@@ -104,14 +104,10 @@ func newGuard(e *Entry) *guard {
 
 // guardOf is the guard of the entry job j serves, or nil.
 func (s *sim) guardOf(j int32) *guard {
-	if s.keys == nil {
-		return nil
+	if slot := s.jobs[j].slot; s.keys != nil && s.up[slot] < 0 {
+		return s.edgeOf(slot).guard
 	}
-	jb := &s.jobs[j]
-	if s.up[jb.slot] >= 0 {
-		return nil
-	}
-	return s.edgeOf(jb.slot).guard
+	return nil
 }
 
 // record is job j's record of its service's call i.
@@ -126,10 +122,7 @@ func (s *sim) crash(j int32, g *guard, p delivery.CrashPoint) bool {
 		return false
 	}
 	n := &s.books[s.jobs[j].slot].crashes
-	if g.maxCrashes > 0 && int(*n) >= g.maxCrashes {
-		return false
-	}
-	if s.rnd.Float64() >= g.crashP {
+	if g.maxCrashes > 0 && int(*n) >= g.maxCrashes || s.rnd.Float64() >= g.crashP { // no draw past the bound
 		return false
 	}
 	*n++
@@ -138,15 +131,10 @@ func (s *sim) crash(j int32, g *guard, p delivery.CrashPoint) bool {
 	return true
 }
 
-// present says a record is there and has not expired.
+// present says a record is there and has not expired (a Lease done one
+// never does).
 func (s *sim) present(g *guard, k *keyRecord) bool {
-	if !k.present {
-		return false
-	}
-	if g.mode == delivery.Lease && k.done {
-		return true
-	}
-	return g.ttlSecs == 0 || s.now < k.written+g.ttlSecs
+	return k.present && (g.mode == delivery.Lease && k.done || g.ttlSecs == 0 || s.now < k.written+g.ttlSecs)
 }
 
 // step goes on with guarded job j from its call i: the crash point, the
@@ -196,10 +184,7 @@ func (s *sim) step(j int32, g *guard, i int) {
 // delivery model's does before each call.
 func (s *sim) crashBeforeTry(slot int32) bool {
 	j, g := s.callGuard(slot)
-	if g == nil || g.crashAt != delivery.AfterKey || s.jobs[j].answered || s.jobs[j].cur != slot {
-		return false
-	}
-	if !s.crash(j, g, delivery.AfterKey) {
+	if g == nil || s.jobs[j].answered || s.jobs[j].cur != slot || !s.crash(j, g, delivery.AfterKey) {
 		return false
 	}
 	s.fail(slot, false)
@@ -230,26 +215,27 @@ func (s *sim) stepDone(j int32, g *guard, ok, pushback bool) {
 	s.step(j, g, int(jb.next))
 }
 
-// commits says whether the work of the request in slot, a call of guarded
-// job j, commits: always, but under Lease only while the job's delivery
-// still holds the step's lease; a delivery that lost it leaves the job.
-func (s *sim) commits(slot, j int32, g *guard) bool {
-	if g.mode != delivery.Lease {
-		return true
+// rollsBack says whether the work of the request in slot, a call of a
+// guarded job, rolls back: never, but under Lease once the job's delivery
+// no longer holds the step's lease; a delivery that lost it leaves the job.
+func (s *sim) rollsBack(slot int32) bool {
+	j, g := s.callGuard(slot)
+	if g == nil || g.mode != delivery.Lease {
+		return false
 	}
 	if jb := &s.jobs[j]; !jb.answered && jb.cur == slot {
 		k := s.record(j, int(jb.next)-1)
 		mine := k.present && k.attempt == jb.attempt && k.copy == jb.copy
 		if mine && !k.done {
 			k.done, k.written = true, s.now
-			return true
+			return false
 		}
 		if !mine {
 			s.abandon(j)
 		}
 	}
 	g.rolledBack++
-	return false
+	return true
 }
 
 // abandon is job j's worker leaving it unanswered: it comes back at the
@@ -259,12 +245,6 @@ func (s *sim) abandon(j int32) {
 	slot := s.jobs[j].slot
 	s.leave(j)
 	s.recycleIdle(slot)
-}
-
-// rollsBack says the work of the request in slot rolls back (commits).
-func (s *sim) rollsBack(slot int32) bool {
-	j, g := s.callGuard(slot)
-	return g != nil && !s.commits(slot, j, g)
 }
 
 // callGuard is the job that made the call in slot and its guard, or nil.

@@ -135,8 +135,12 @@ func policyPaths() []string {
 	return out
 }
 
-// newState makes a fresh policy state of the configuration.
+// newState makes a fresh policy state of the configuration, the program's
+// own if it runs one.
 func (p PolicyConfig) newState() Policy {
+	if p.Own != nil {
+		return p.Own.make()
+	}
 	switch p.Kind {
 	case TokenBucket:
 		return &tokenBucket{rate: p.Rate, size: p.Size, tokens: p.Size}

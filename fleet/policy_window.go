@@ -10,6 +10,15 @@ type stamped struct {
 	v int64
 }
 
+// expire drops the amounts of log counted at or before t and returns their
+// sum.
+func expire(log *fifo[stamped], t float64) (sum int64) {
+	for log.len() > 0 && log.front().t <= t {
+		sum += log.pop().v
+	}
+	return sum
+}
+
 // finagleBudget keeps balance = the deposits minus the withdrawals of the
 // last ttl seconds (log); a retry goes while reserve + balance >= withdraw.
 // Amounts are in Finagle's thousandths, exact.
@@ -33,15 +42,8 @@ func newFinagleBudget(ratio, ttl, minRate float64) *finagleBudget {
 	return b
 }
 
-// expire drops what was counted ttl or more seconds before now.
-func (b *finagleBudget) expire(now float64) {
-	for b.log.len() > 0 && b.log.front().t <= now-b.ttl {
-		b.balance -= b.log.pop().v
-	}
-}
-
 func (b *finagleBudget) Start(now, _ float64) bool {
-	b.expire(now)
+	b.balance -= expire(&b.log, now-b.ttl) // what was counted ttl or more seconds before now
 	if b.deposit > 0 {
 		b.log.push(stamped{now, b.deposit})
 		b.balance += b.deposit
@@ -50,7 +52,7 @@ func (b *finagleBudget) Start(now, _ float64) bool {
 }
 
 func (b *finagleBudget) Retry(now float64, _ bool, _ float64) (bool, float64) {
-	b.expire(now)
+	b.balance -= expire(&b.log, now-b.ttl)
 	if b.reserve+b.balance < b.withdraw {
 		return false, 0
 	}
@@ -111,15 +113,6 @@ type slidingBreaker struct {
 	sentProbes, done, failed int
 }
 
-// expire drops the outcomes that have left a time window.
-func (b *slidingBreaker) expire(now float64) {
-	if b.seconds > 0 {
-		for b.log.len() > 0 && b.log.front().t <= now-b.seconds {
-			b.failures -= b.log.pop().v
-		}
-	}
-}
-
 // allow says whether an attempt may go now, moving from open to half-open
 // once the open time is over.
 func (b *slidingBreaker) allow(now float64) bool {
@@ -150,7 +143,9 @@ func (b *slidingBreaker) record(now float64, failed bool) {
 	}
 	switch b.state {
 	case closed:
-		b.expire(now)
+		if b.seconds > 0 { // the outcomes that have left a time window
+			b.failures -= expire(&b.log, now-b.seconds)
+		}
 		b.log.push(stamped{now, v})
 		b.failures += v
 		if b.seconds == 0 && b.log.len() > b.size {
@@ -263,9 +258,7 @@ type lookback struct {
 // bin of now.
 func (l *lookback) advance(now float64) float64 {
 	b := float64(int64(now*1e9) / lookbackBinNanos)
-	for l.bins.len() > 0 && l.bins.front().t <= b-lookbackBins {
-		l.total -= l.bins.pop().v
-	}
+	l.total -= expire(&l.bins, b-lookbackBins)
 	return b
 }
 

@@ -44,16 +44,13 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	if err := Check(cfgs, opt); err != nil {
 		return nil, err
 	}
-	if opt.Workers == 0 {
-		opt.Workers = runtime.GOMAXPROCS(0)
-	}
 	out := make([]Result, len(cfgs))
 	graphs := make([]Graph, len(cfgs))
 	for i, c := range cfgs {
 		out[i] = Result{Config: c, replicates: make([]fleetdata.Replicate, opt.Replicates)}
 		graphs[i] = c.Graph()
 	}
-	err := runReplicates(ctx, graphs, opt, boundsOf(cfgs, opt).atOnce(opt), func(run, r int, s *sim) {
+	err := runReplicates(ctx, graphs, opt, boundsOf(cfgs, opt), func(run, r int, s *sim) {
 		s.cfg = &out[run].Config
 		out[run].replicates[r] = s.replicate()
 	})
@@ -63,10 +60,14 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	return out, nil
 }
 
-// runReplicates runs Replicates replicates of every graph on atOnce
-// workers, telling keep of each finished one from its worker; a panic in a
-// run's own policy stops every worker with its error.
-func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int, keep func(run, r int, s *sim)) error {
+// runReplicates runs Replicates replicates of every graph on as many
+// workers at once as b allows (GOMAXPROCS when opt sets none), telling keep
+// of each finished one from its worker; a panic in a run's own policy stops
+// every worker with its error.
+func runReplicates(ctx context.Context, graphs []Graph, opt Options, b bounds, keep func(run, r int, s *sim)) error {
+	if opt.Workers == 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
 	jobs := len(graphs) * opt.Replicates
 	var total int64
 	for _, g := range graphs {
@@ -107,7 +108,7 @@ func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int,
 		}
 		return s, nil
 	}
-	for range atOnce {
+	for range b.atOnce(opt) {
 		wg.Go(func() {
 			var spare *sim
 			for {
