@@ -275,15 +275,10 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 				return stack{}, fmt.Errorf("%s: %w", l.legend, err)
 			}
 			// A series equal to later ones is drawn wider under them, as a sweep's plot does.
-			later := 0
-			for _, o := range xys[k+1:] {
-				if slices.Equal(o, xys[k]) {
-					later++
-				}
-			}
+			same, later := twins(xys, k, slices.Equal[plotter.XYs])
 			name := l.legend
-			if j := slices.IndexFunc(xys[:k], func(o plotter.XYs) bool { return slices.Equal(o, xys[k]) }); j >= 0 {
-				name += " (same as " + lines[j].legend + ")"
+			if same >= 0 {
+				name += " (same as " + lines[same].legend + ")"
 			}
 			line.Color = lineColour(fleetColours[k])
 			line.Dashes = plotutil.Dashes(k)

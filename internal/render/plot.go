@@ -650,30 +650,8 @@ func (blank) Thumbnail(*draw.Canvas) {}
 // log axis (from floor) values <= 0 are left out; empty ends the legend of a curve with none.
 func addCurves(p *plot.Plot, curves []curve, logY bool, floor, radius float64, empty string) error {
 	for k, c := range curves {
-		same, later := -1, 0
-		for j := range curves {
-			switch {
-			case j < k && same < 0 && curves[j].series.equal(c.series):
-				same = j
-			case j > k && curves[j].series.equal(c.series):
-				later++
-			}
-		}
-		var pts errorPoints
-		for i, v := range c.vs {
-			if logY && v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) { // a time of no job, or past the histogram
-				continue
-			}
-			lo, hi := c.los[i], c.his[i]
-			if math.IsNaN(lo) || math.IsNaN(hi) { // no interval
-				lo, hi = v, v
-			}
-			if logY {
-				lo = math.Max(lo, floor)
-			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: c.xs[i], Y: v})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
-		}
+		same, later := twins(curves, k, func(a, b curve) bool { return a.series.equal(b.series) })
+		pts := c.points(logY, floor)
 		label := c.label
 		if same >= 0 {
 			label += " (same as " + curves[same].label + ")"
@@ -691,6 +669,41 @@ func addCurves(p *plot.Plot, curves []curve, logY bool, floor, radius float64, e
 		p.Y.Max = math.Max(p.Y.Max, floor*10)
 	}
 	return nil
+}
+
+// twins are, of items, the first before item k equal to it (-1 for none) and how many after it are.
+func twins[T any](items []T, k int, equal func(a, b T) bool) (first, later int) {
+	first = -1
+	for j := range items {
+		switch {
+		case j < k && first < 0 && equal(items[j], items[k]):
+			first = j
+		case j > k && equal(items[j], items[k]):
+			later++
+		}
+	}
+	return first, later
+}
+
+// points are a's estimates with their 95% intervals as error bars; NaN and
+// infinite values are left out, and on a log axis (from floor) values <= 0.
+func (a series) points(logY bool, floor float64) errorPoints {
+	var pts errorPoints
+	for i, v := range a.vs {
+		if logY && v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) { // a time of no job, or past the histogram
+			continue
+		}
+		lo, hi := a.los[i], a.his[i]
+		if math.IsNaN(lo) || math.IsNaN(hi) { // no interval
+			lo, hi = v, v
+		}
+		if logY {
+			lo = math.Max(lo, floor)
+		}
+		pts.XYs = append(pts.XYs, plotter.XY{X: a.xs[i], Y: v})
+		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
+	}
+	return pts
 }
 
 // addSeries draws one series with its error bars, wider when later series equal it.
