@@ -296,16 +296,33 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 
 // timePanel is a panel of figures a second against time, over a grid.
 func timePanel(title, y string, legend float64) *plot.Plot {
+	p := newPanel(title, "t (s)", y, legend)
+	p.X.Tick.Marker = timeTicks{}
+	p.Y.Tick.Marker = unitTicks{}
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// newPanel is a panel titled title in 10 pt, its axes labelled x and y, its legend in legend pt.
+func newPanel(title, x, y string, legend float64) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = "t (s)"
-	p.X.Tick.Marker = timeTicks{}
-	p.Y.Label.Text = y
-	p.Y.Tick.Marker = unitTicks{}
+	p.X.Label.Text, p.Y.Label.Text = x, y
 	p.Legend.TextStyle.Font.Size = vg.Points(legend)
-	p.Add(plotter.NewGrid())
 	return p
+}
+
+// yScale gives p a log y axis when logY, else a linear one, ticks in unit;
+// floor is the log axis's foot, the decade at or below values' least positive one.
+func yScale(p *plot.Plot, logY bool, values []float64, unit string) (floor float64) {
+	if !logY {
+		p.Y.Tick.Marker = unitTicks{unit}
+		return 0
+	}
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = logTicks{unit}
+	return decadeFloor(values)
 }
 
 // timeTicks label a time axis at timeStep, with an unlabelled tick halfway between.

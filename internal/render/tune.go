@@ -137,11 +137,7 @@ func (pn TunePanel) stack() (stack, error) {
 		values = append(values, pn.Bound)
 	}
 	logY := spansDecades(values)
-	p := plot.New()
-	p.Title.Text = pn.Title
-	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text, p.Y.Label.Text = pn.X, pn.Y
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p := newPanel(pn.Title, pn.X, pn.Y, 10)
 	if len(pn.XValues) <= 12 {
 		var ticks plot.ConstantTicks
 		for i, x := range pn.XValues {
@@ -149,14 +145,7 @@ func (pn TunePanel) stack() (stack, error) {
 		}
 		p.X.Tick.Marker = ticks
 	}
-	var floor float64
-	if logY {
-		floor = decadeFloor(values)
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{}
-	} else {
-		p.Y.Tick.Marker = unitTicks{}
-	}
+	floor := yScale(p, logY, values, "")
 	for _, b := range pn.Bands {
 		p.Add(window{from: b[0], to: b[1]})
 	}
