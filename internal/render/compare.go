@@ -154,9 +154,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 	nev := [2]map[string][]float64{{}, {}}
 	for _, r := range res {
 		label, _, _ := strings.Cut(r.Config.Name, " ")
-		if !slices.Contains(labels, label) {
-			labels = append(labels, label)
-		}
+		labels = appendNew(labels, label)
 		k := 0
 		if r.Config.Client.Keys == schema.SameKey {
 			k = 1
@@ -175,9 +173,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		if k == 0 {
 			dup.add(label, r.Config.Load.Peak, fleetrun.Fleet().DuplicatesPerRequest(r), 1)
 		}
-		if !slices.Contains(heights, r.Config.Load.Peak) {
-			heights = append(heights, r.Config.Load.Peak)
-		}
+		heights = appendNew(heights, r.Config.Load.Peak)
 	}
 	c := res[0].Config
 	end := (c.Duration - c.Load.To).Seconds()

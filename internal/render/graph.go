@@ -232,9 +232,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.Graph
 	for _, g := range graphs {
 		end = math.Max(end, g.Duration.Seconds())
 		for _, n := range g.Services {
-			if !slices.Contains(services, n.Name) {
-				services = append(services, n.Name)
-			}
+			services = appendNew(services, n.Name)
 		}
 	}
 	type key struct{ run, service string }

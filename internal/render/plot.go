@@ -276,9 +276,7 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 			e := s.Metric.Estimate(&row.Counters, row.NoRepeats)
 			c.xs, c.vs = append(c.xs, s.Rows[i].At(axis)), append(c.vs, mul*e.Value)
 			c.los, c.his = append(c.los, mul*e.Lo), append(c.his, mul*e.Hi)
-			if !slices.Contains(xs, s.Rows[i].At(axis)) {
-				xs = append(xs, s.Rows[i].At(axis))
-			}
+			xs = appendNew(xs, s.Rows[i].At(axis))
 		}
 	}
 	slices.Sort(xs)
@@ -409,12 +407,8 @@ func newHeatFigure(s stats.Sweep, ownScales bool) heatFigure {
 	mul, unit := metricUnit(s.Metric)
 	var xs, ys []float64
 	for _, r := range s.Rows {
-		if !slices.Contains(xs, r.At(ax)) {
-			xs = append(xs, r.At(ax))
-		}
-		if !slices.Contains(ys, r.At(ay)) {
-			ys = append(ys, r.At(ay))
-		}
+		xs = appendNew(xs, r.At(ax))
+		ys = appendNew(ys, r.At(ay))
 	}
 	slices.Sort(xs)
 	slices.Sort(ys)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -356,4 +357,12 @@ func titledRows(w io.Writer, title string, rows [][]field) error {
 		out.Rows = append(out.Rows, o)
 	}
 	return reportjson.WriteIndented(w, out)
+}
+
+// appendNew appends v to s unless s holds it already.
+func appendNew[T comparable](s []T, v T) []T {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
 }

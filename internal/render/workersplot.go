@@ -49,9 +49,7 @@ func workersPanels(r WorkersReport) []workersPanel {
 	var deps []string // every run's dependencies, in the order they first come
 	for _, g := range r.Graphs {
 		for _, d := range r.runDeps(g.Name) {
-			if !slices.Contains(deps, d) {
-				deps = append(deps, d)
-			}
+			deps = appendNew(deps, d)
 		}
 	}
 	for _, d := range deps {
