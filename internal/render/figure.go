@@ -163,10 +163,15 @@ func pageFigures(s stack, err error) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pictures(len(s.panels), func(w io.Writer, i int) error { return s.encode(w, ".svg", i, i+1) })
+}
+
+// pictures are the n pictures draw writes, picture k by draw(w, k).
+func pictures(n int, draw func(w io.Writer, k int) error) ([][]byte, error) {
 	var pics [][]byte
-	for i := range s.panels {
+	for k := range n {
 		var b bytes.Buffer
-		if err := s.encode(&b, ".svg", i, i+1); err != nil {
+		if err := draw(&b, k); err != nil {
 			return nil, err
 		}
 		pics = append(pics, b.Bytes())

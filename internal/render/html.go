@@ -219,11 +219,10 @@ func writePage(w io.Writer, p page) error {
 
 // writePageWith writes p with the one picture draw writes.
 func writePageWith(w io.Writer, p page, draw func(io.Writer) error) error {
-	var svg bytes.Buffer
-	if err := draw(&svg); err != nil {
+	var err error
+	if p.figures, err = pictures(1, func(w io.Writer, _ int) error { return draw(w) }); err != nil {
 		return err
 	}
-	p.figures = [][]byte{svg.Bytes()}
 	return writePage(w, p)
 }
 
@@ -273,11 +272,10 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	case 1:
 		return writePageWith(w, p, func(w io.Writer) error { return PlotSweep(w, s, ".svg", opts) })
 	case 2:
-		figs, err := heatPanels(s, ".svg", opts.OwnScales)
-		if err != nil {
+		var err error
+		if p.figures, err = heatPanels(s, ".svg", opts.OwnScales); err != nil {
 			return err
 		}
-		p.figures = figs
 	}
 	return writePage(w, p)
 }

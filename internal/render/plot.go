@@ -113,7 +113,7 @@ func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
 		return f.encode(w, ext, 0, 1)
 	case 2:
 		f := newHeatFigure(s, opts.OwnScales)
-		return f.encode(w, ext, 0, len(f.panels), true)
+		return f.encode(w, ext, 0, len(f.panels))
 	}
 	return fmt.Errorf("a plot needs one or two swept parameters; this sweep has %d", len(s.Swept))
 }
@@ -443,21 +443,14 @@ func newHeatFigure(s stats.Sweep, ownScales bool) heatFigure {
 // heatPanels draws each strategy's panel as a picture of its own.
 func heatPanels(s stats.Sweep, ext string, ownScales bool) ([][]byte, error) {
 	f := newHeatFigure(s, ownScales)
-	var pics [][]byte
-	for k := range f.panels {
-		var b bytes.Buffer
-		if err := f.encode(&b, ext, k, k+1, k == 0); err != nil {
-			return nil, err
-		}
-		pics = append(pics, b.Bytes())
-	}
-	return pics, nil
+	return pictures(len(f.panels), func(w io.Writer, k int) error { return f.encode(w, ext, k, k+1) })
 }
 
-// encode draws panels [from, to), under the heading when head is set.
-func (f heatFigure) encode(w io.Writer, ext string, from, to int, head bool) error {
+// encode draws panels [from, to), under the heading when from is 0.
+func (f heatFigure) encode(w io.Writer, ext string, from, to int) error {
 	width, height := 20*vg.Centimeter, vg.Length(to-from)*heatPanelHeight
 	top := vg.Length(0)
+	head := from == 0
 	if head {
 		top = heatHeadHeight
 		height += top
