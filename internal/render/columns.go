@@ -312,11 +312,11 @@ func (r kindReport[R]) writeSeries(w io.Writer, ext string) error {
 	return reportjson.WriteIndented(w, objs)
 }
 
-// pointRows are pts as fields, a row a point.
-func pointRows[P any](pts []P, fields func(P) []field) func() [][]field {
+// fieldRows are items as fields, a row an item (a point, a mode), made when called.
+func fieldRows[P any](items []P, fields func(P) []field) func() [][]field {
 	return func() [][]field {
-		rows := make([][]field, len(pts))
-		for i, p := range pts {
+		rows := make([][]field, len(items))
+		for i, p := range items {
 			rows[i] = fields(p)
 		}
 		return rows

@@ -49,7 +49,7 @@ func (r FleetReport) report() kindReport[fleetdata.RunRow] {
 			return withSettingColumns(rows, r.RunConfigs, r.Replicates, r.Seed, r.Scenario)
 		},
 		jsonRows: func(_ *kindDoc, rows [][]field) ([][]field, error) { return withSettingsObject(rows, r.RunConfigs) },
-		series:   pointRows(r.Series, pointFields), page: r.html}
+		series:   fieldRows(r.Series, pointFields), page: r.html}
 }
 
 // withSettingColumns appends to each row its run's settings, then the seed and scenario.

@@ -109,7 +109,7 @@ func (r GraphReport) report() kindReport[fleetdata.GraphRow] {
 				})
 				return []field{{"amplification_by_depth", by}}, err
 			})
-		}, series: pointRows(r.Series, graphPointFields), page: r.html}
+		}, series: fieldRows(r.Series, graphPointFields), page: r.html}
 }
 
 // graphSettings is g as a scenario file's graph section, only the settings the run reads.

@@ -77,12 +77,3 @@ func writeRaceTable(w io.Writer, title string, rows []raceresult.Row, st tableSt
 	}
 	return writeTitled(w, st, title, t, "")
 }
-
-// raceRows flattens the modes for csv and json.
-func raceRows(rows []raceresult.Row) [][]field {
-	all := make([][]field, len(rows))
-	for i, r := range rows {
-		all[i] = raceFields(r)
-	}
-	return all
-}
