@@ -144,15 +144,6 @@ func writeColumnsTable[R any](w io.Writer, st tableStyle, title string, cs colum
 	return writeTitled(w, st, title, t, caption)
 }
 
-// columnsFields are rows as csv and json fields.
-func columnsFields[R any](cs columns[R], rows []R) [][]field {
-	out := make([][]field, len(rows))
-	for i, r := range rows {
-		out[i] = cs.fields(r)
-	}
-	return out
-}
-
 // estimateColumn is the column of the figure of figs keyed key.
 func estimateColumn[R any](header, key string, style numberStyle, figs []fleetdata.Figure[R, schema.Estimate]) column[R] {
 	return column[R]{header: header, key: key, style: style, est: figureOf(figs, key)}
@@ -266,7 +257,7 @@ func (r kindReport[R]) table(w io.Writer, st tableStyle) error {
 }
 
 func (r kindReport[R]) csv(w io.Writer) error {
-	rows := columnsFields(r.cs, r.rows)
+	rows := fieldRows(r.rows, r.cs.fields)()
 	if r.csvRows == nil {
 		return writeFields(w, ranBy(rows, r.head.Seed, r.head.Scenario))
 	}
@@ -275,7 +266,7 @@ func (r kindReport[R]) csv(w io.Writer) error {
 
 // json writes the head, a row of fields each, and the series if any.
 func (r kindReport[R]) json(w io.Writer) error {
-	rows, d := columnsFields(r.cs, r.rows), r.head
+	rows, d := fieldRows(r.rows, r.cs.fields)(), r.head
 	if r.jsonRows != nil {
 		var err error
 		if rows, err = r.jsonRows(&d, rows); err != nil {
