@@ -232,15 +232,19 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		return stack{}, fmt.Errorf("nothing to plot")
 	}
 	end, top := 0.0, 0.0
+	xys := make([][]plotter.XYs, len(runs)) // run i's line k
 	for i, c := range cfgs {
 		end = math.Max(end, c.Duration.Seconds())
 		for j := 0; j <= 400; j++ {
 			top = math.Max(top, c.Load.At(c.Duration.Seconds()*float64(j)/400))
 		}
 		for _, l := range fleetLines(c.Client.Keys != schema.NoKeys) {
-			for _, pt := range runs[i] {
-				top = math.Max(top, l.get(pt))
+			xy := make(plotter.XYs, len(runs[i]))
+			for j, pt := range runs[i] {
+				xy[j] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}
+				top = math.Max(top, xy[j].Y)
 			}
+			xys[i] = append(xys[i], xy)
 		}
 	}
 	common, own := splitSettings(cfgs)
@@ -249,7 +253,7 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		heading += "\n" + wrapSettings("every run: "+common, 90)
 	}
 	var panels []*plot.Plot
-	for i, pts := range runs {
+	for i := range runs {
 		title := cfgs[i].Name
 		if own[i] != "" {
 			title += "\n" + wrapSettings(own[i], 90)
@@ -262,20 +266,13 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		p.Add(load)
 		p.Legend.Add("load shape (offered rate)", load)
 		lines := fleetLines(cfgs[i].Client.Keys != schema.NoKeys)
-		xys := make([]plotter.XYs, len(lines))
 		for k, l := range lines {
-			xys[k] = make(plotter.XYs, len(pts))
-			for j, pt := range pts {
-				xys[k][j] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}
-			}
-		}
-		for k, l := range lines {
-			line, err := plotter.NewLine(xys[k])
+			line, err := plotter.NewLine(xys[i][k])
 			if err != nil {
 				return stack{}, fmt.Errorf("%s: %w", l.legend, err)
 			}
 			// A series equal to later ones is drawn wider under them, as a sweep's plot does.
-			same, later := twins(xys, k, slices.Equal[plotter.XYs])
+			same, later := twins(xys[i], k, slices.Equal[plotter.XYs])
 			name := l.legend
 			if same >= 0 {
 				name += " (same as " + lines[same].legend + ")"
