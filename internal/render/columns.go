@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
-	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -134,16 +133,6 @@ func (cs columns[R]) glosses() []glossaryEntry {
 	return out
 }
 
-// writeColumnsTable writes a title, a row of cs's cells for each of rows, and the caption.
-func writeColumnsTable[R any](w io.Writer, st tableStyle, title string, cs columns[R], rows []R, caption string) error {
-	t := newTable(w, st, numberColumns(len(cs.header()), cs.labels()), cs.labels())
-	t.Header(cs.header())
-	for _, r := range rows {
-		t.Append(cs.cells(r))
-	}
-	return writeTitled(w, st, title, t, caption)
-}
-
 // estimateColumn is the column of the figure of figs keyed key.
 func estimateColumn[R any](header, key string, style numberStyle, figs []fleetdata.Figure[R, schema.Estimate]) column[R] {
 	return column[R]{header: header, key: key, style: style, est: figureOf(figs, key)}
@@ -179,11 +168,6 @@ func quantilesColumn[R any](header, key string, figs []fleetdata.Figure[R, schem
 			e := q(r)
 			return append(append(estimateFields(key+"_p50", e[0]), estimateFields(key+"_p95", e[1])...), estimateFields(key+"_p99", e[2])...)
 		}}
-}
-
-// shareText is a share of replicates for people: "3 of 10 [5%, 60%]".
-func shareText(sh schema.Estimate) string {
-	return fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
 }
 
 // seriesColumn is a figure of a kind's series: its csv and json key and its plot legend.
@@ -252,8 +236,14 @@ type kindReport[R any] struct {
 	page func(io.Writer) error
 }
 
+// table writes the title, each row's cells under the columns' header, and the caption.
 func (r kindReport[R]) table(w io.Writer, st tableStyle) error {
-	return writeColumnsTable(w, st, r.head.Title, r.cs, r.rows, r.caption)
+	t := newTable(w, st, numberColumns(len(r.cs.header()), r.cs.labels()), r.cs.labels())
+	t.Header(r.cs.header())
+	for _, row := range r.rows {
+		t.Append(r.cs.cells(row))
+	}
+	return writeTitled(w, st, r.head.Title, t, r.caption)
 }
 
 func (r kindReport[R]) csv(w io.Writer) error {

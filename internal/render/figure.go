@@ -63,20 +63,14 @@ const legendGap = vg.Centimeter / 4
 func newStack(width, height vg.Length, heading string, panels ...*plot.Plot) stack {
 	s := stack{plotWidth: width, panelHeight: height, heading: heading}
 	for _, p := range panels {
-		p, l := withLegend(p)
+		l := p.Legend // drawn in the strip, the panel left without one
+		p.Legend = plot.NewLegend()
+		l.Top, l.Left = true, true
+		// Room for the largest marker: with no padding neighbouring markers overlapped.
+		l.Padding = vg.Points(4)
 		s.panels, s.legends = append(s.panels, p), append(s.legends, l)
 	}
 	return s
-}
-
-// withLegend returns p's legend and leaves p without one.
-func withLegend(p *plot.Plot) (*plot.Plot, plot.Legend) {
-	l := p.Legend
-	p.Legend = plot.NewLegend()
-	l.Top, l.Left = true, true
-	// Room for the largest marker: with no padding neighbouring markers overlapped.
-	l.Padding = vg.Points(4)
-	return p, l
 }
 
 // legendWidth is the widest legend's width.

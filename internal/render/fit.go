@@ -53,7 +53,7 @@ func (t *table) Render() error {
 		rows[i] = escapeAll(r, escape)
 	}
 	if t.st.markdown || t.st.width <= 0 {
-		return t.write(header, rows, t.align)
+		return writeBox(t.w, t.st.markdown, header, rows, t.align)
 	}
 	cols := make([]fitColumn, len(header))
 	for j := range cols {
@@ -86,16 +86,11 @@ func (t *table) Render() error {
 				}
 			}
 		}
-		if err := t.write(h, body, align); err != nil {
+		if err := writeBox(t.w, t.st.markdown, h, body, align); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// write renders one table of cells already escaped.
-func (t *table) write(header []string, rows [][]string, aligns []alignment) error {
-	return writeBox(t.w, t.st.markdown, header, rows, aligns)
 }
 
 // escapeAll is cells each escaped by escape.

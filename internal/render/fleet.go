@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
@@ -185,14 +186,16 @@ func quartilesText(q stats.Quartiles) string {
 	return g(q.Median) + " s [" + g(q.P25) + ", " + g(q.P75) + "]"
 }
 
+// shareText is a share of replicates for people, its bounds whole percentages rounded outwards: "3 of 10 [5%, 60%]".
+func shareText(sh schema.Estimate) string {
+	return fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N),
+		strconv.FormatFloat(math.Floor(100*sh.Lo), 'f', 0, 64), strconv.FormatFloat(math.Ceil(100*sh.Hi), 'f', 0, 64))
+}
+
 // recoveryCaption says what the recovery columns are.
 const recoveryCaption = "Recovered: replicates judged whose goodput came back for good, with the share's 95% Wilson score interval; " +
 	"recovery: seconds after the load settled, the Kaplan-Meier median and quartiles over the replicates judged, " +
 	"one still down censored at its run's end (never: fewer than that share recovered)."
-
-// percentDown and percentUp format a share's bounds as whole percentages, rounded outwards.
-func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
-func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
 // fleetCaption is recoveryCaption when some row's run has a trigger, else "".
 func fleetCaption(rows []fleetdata.RunRow) string {
@@ -201,9 +204,6 @@ func fleetCaption(rows []fleetdata.RunRow) string {
 	}
 	return ""
 }
-
-// CheckSeriesPath refuses a file name a kind's series cannot be written as.
-func CheckSeriesPath(path string) error { return checkExt(path, ".csv", ".json") }
 
 // PlotFleet draws each run's series in a panel of its own, on one time axis and y scale.
 func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet.Config, ext string) error {

@@ -112,7 +112,7 @@ func (r Renderer) Outputs(doc Runs, seriesExt string, series func(io.Writer, str
 // CheckFleetFiles refuses a -series or -plot file name ("" for none) it cannot write.
 func CheckFleetFiles(series, plot string) error {
 	if series != "" {
-		if err := CheckSeriesPath(series); err != nil {
+		if err := checkExt(series, ".csv", ".json"); err != nil {
 			return fmt.Errorf("-series: %w", err)
 		}
 	}
