@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/plotutil"
 	gtext "gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -28,14 +27,6 @@ var okabeIto = [...]color.RGBA{
 
 // lineColour is series k's colour; past eight they repeat.
 func lineColour(k int) color.Color { return okabeIto[k%len(okabeIto)] }
-
-// lineDashes is series k's dash pattern: solid up to six series, plotutil's after.
-func lineDashes(k int) []vg.Length {
-	if k < 6 {
-		return nil
-	}
-	return plotutil.Dashes(k - 5)
-}
 
 // stack is panels one above the other, each with its legend in a strip to its right.
 type stack struct {
@@ -73,19 +64,14 @@ func newStack(width, height vg.Length, heading string, panels ...*plot.Plot) sta
 	return s
 }
 
-// legendWidth is the widest legend's width.
-func (s stack) legendWidth() vg.Length {
-	var w vg.Length
+// width is the stack's canvas width: the panels' and the legend strip's, as wide as the widest legend.
+func (s stack) width() vg.Length {
+	var legend vg.Length
 	for i := range s.legends {
 		r := s.legends[i].Rectangle(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: 100 * vg.Centimeter, Y: 100 * vg.Centimeter}}})
-		w = max(w, r.Size().X)
+		legend = max(legend, r.Size().X)
 	}
-	return w
-}
-
-// width is the stack's canvas width: the panels' and the legend strip's.
-func (s stack) width() vg.Length {
-	return s.plotWidth + legendGap + s.legendWidth() + vg.Centimeter/4
+	return s.plotWidth + legendGap + legend + vg.Centimeter/4
 }
 
 // layout lays the stack out from panel from on, returning each panel's and legend's canvas.

@@ -32,9 +32,6 @@ func newTable(w io.Writer, st tableStyle, align []alignment, labels int) *table 
 	return &table{w: w, st: st, align: align, labels: labels}
 }
 
-// Prose marks columns after the labels whose cells are words, which wrap.
-func (t *table) Prose(cols ...int) { t.prose = append(t.prose, cols...) }
-
 // Header sets the column titles.
 func (t *table) Header(h []string) { t.header = h }
 

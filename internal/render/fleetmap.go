@@ -92,20 +92,15 @@ var mapColumns = columns[mapRow]{
 // mapRows are the report's cells as rows.
 func (r MapReport) mapRows() []mapRow {
 	rows := make([]mapRow, len(r.Cells))
+	per := len(r.Map.Lengths) * len(r.Map.Heights) * len(r.Map.Rates) // cells run policies outermost
 	for i, c := range r.Cells {
-		rows[i] = mapRow{r.Map, c, cellPolicy(r.Map, i)}
+		rows[i] = mapRow{r.Map, c, r.Map.Policies[i/per].Name}
 	}
 	return rows
 }
 
 // g formats x in the fewest digits that read back as x.
 func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-
-// cellPolicy is the name of cell i's policy (cells run policies outermost).
-func cellPolicy(m metastable.Map, i int) string {
-	per := len(m.Lengths) * len(m.Heights) * len(m.Rates)
-	return m.Policies[i/per].Name
-}
 
 // report is r as every format writes it, its csv without the seed.
 func (r MapReport) report() kindReport[mapRow] {

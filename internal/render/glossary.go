@@ -2,7 +2,6 @@ package render
 
 import (
 	_ "embed"
-	"html"
 	"regexp"
 	"slices"
 	"strings"
@@ -51,13 +50,8 @@ func glossary() []glossaryEntry {
 	return out
 }
 
-// codeText is markdown's inline code.
+// codeText is markdown's inline code, which a page writes in <code>.
 var codeText = regexp.MustCompile("`([^`]*)`")
-
-// glossaryHTML is a glossary paragraph as html, its inline code in <code>.
-func glossaryHTML(par string) string {
-	return codeText.ReplaceAllString(html.EscapeString(par), "<code>$1</code>")
-}
 
 // pageTerms are the glossary's entries for a page's column headers, in its order.
 func pageTerms(p page) []glossaryEntry {

@@ -207,7 +207,7 @@ func writePage(w io.Writer, p page) error {
 		for _, t := range terms {
 			fmt.Fprintf(&b, "<dt>%s</dt>\n", e(t.term))
 			for _, par := range t.paragraphs {
-				fmt.Fprintf(&b, "<dd>%s</dd>\n", glossaryHTML(par))
+				fmt.Fprintf(&b, "<dd>%s</dd>\n", codeText.ReplaceAllString(e(par), "<code>$1</code>"))
 			}
 		}
 		b.WriteString("</dl>\n")

@@ -705,7 +705,9 @@ func addSeries(p *plot.Plot, pts errorPoints, k, later int, radius float64, labe
 	}
 	col := lineColour(k)
 	line.Color, points.Color, bars.Color = col, col, col
-	line.Dashes = lineDashes(k)
+	if k >= 6 { // solid up to six series, plotutil's dashes after
+		line.Dashes = plotutil.Dashes(k - 5)
+	}
 	line.Width = vg.Points(1 + 1.5*float64(later))
 	points.Shape = plotutil.Shape(k)
 	points.Radius = vg.Points(radius + 2*float64(later))
