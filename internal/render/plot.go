@@ -323,12 +323,6 @@ func (g grid) Z(c, r int) float64 { return g.z[r*g.cols+c] }
 func (g grid) X(c int) float64    { return float64(c) }
 func (g grid) Y(r int) float64    { return float64(r) }
 
-// panel is one strategy's heat map: values at each (x, y) index pair.
-type panel struct {
-	xs, ys []float64
-	v      [][]float64 // [x][y]
-}
-
 // colourScale maps values to a colour coordinate, log10 on a log scale.
 type colourScale struct {
 	log        bool
@@ -387,8 +381,10 @@ func (cs colourScale) Ticks(lo, hi float64) []plot.Tick {
 
 // heatFigure is a sweep's heat maps: a panel and colour scale a strategy.
 type heatFigure struct {
-	s       stats.Sweep
-	panels  []panel
+	s stats.Sweep
+	// xs and ys are the swept values; panels[k][i][j] strategy k's value at xs[i] and ys[j].
+	xs, ys  []float64
+	panels  [][][]float64
 	scales  []colourScale
 	heading string
 }
@@ -410,20 +406,20 @@ func newHeatFigure(s stats.Sweep, ownScales bool) heatFigure {
 	slices.Sort(xs)
 	slices.Sort(ys)
 	per, row := len(s.Strategies), new(stats.Row)
-	f := heatFigure{s: s, panels: make([]panel, per), scales: make([]colourScale, per),
+	f := heatFigure{s: s, xs: xs, ys: ys, panels: make([][][]float64, per), scales: make([]colourScale, per),
 		heading: fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), s.AxisList()[ax].Name, s.AxisList()[ay].Name, subtitle(s))}
 	var everything []float64
 	for k := range f.panels {
-		f.panels[k] = panel{xs: xs, ys: ys, v: make([][]float64, len(xs))}
+		f.panels[k] = make([][]float64, len(xs))
 		for i := range xs {
-			f.panels[k].v[i] = make([]float64, len(ys))
+			f.panels[k][i] = make([]float64, len(ys))
 		}
 		var values []float64
 		for i := k; i < len(s.Rows); i += per {
 			r := &s.Rows[i]
 			r.Fill(row)
 			v := mul * s.Metric.Estimate(&row.Counters, row.NoRepeats).Value
-			f.panels[k].v[slices.Index(xs, r.At(ax))][slices.Index(ys, r.At(ay))] = v
+			f.panels[k][slices.Index(xs, r.At(ax))][slices.Index(ys, r.At(ay))] = v
 			values = append(values, v)
 		}
 		everything = append(everything, values...)
@@ -469,7 +465,7 @@ func (f heatFigure) encode(w io.Writer, ext string, from, to int) error {
 // drawPanel draws strategy k's heat map and its colour bar, the same height.
 func (f heatFigure) drawPanel(c draw.Canvas, k int) {
 	cs := f.scales[k]
-	heat, bar := heatPanel(f.s, k, f.panels[k], cs), colourBar(cs)
+	heat, bar := f.heatPanel(k), colourBar(cs)
 	area := draw.Crop(c, vg.Centimeter/4, -4*vg.Centimeter, vg.Centimeter/4, -vg.Centimeter/4)
 	heat.Draw(area)
 	want := heat.DataCanvas(area)
@@ -494,11 +490,13 @@ func heatPalette(cs colourScale) palette.ColorMap {
 	return pal
 }
 
-func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
-	ax, ay := s.AxisList()[s.Swept[0]], s.AxisList()[s.Swept[1]]
+// heatPanel is strategy k's heat map, in its colour scale.
+func (f heatFigure) heatPanel(k int) *plot.Plot {
+	ax, ay := f.s.AxisList()[f.s.Swept[0]], f.s.AxisList()[f.s.Swept[1]]
+	cs := f.scales[k]
 	pal := heatPalette(cs)
-	p := heatPlot(fmt.Sprintf("%s (%s)", strategyLabels(s)[k], cs.note), len(pn.xs), len(pn.ys), pal, true, func(c, r int) (float64, string, color.Color) {
-		v := pn.v[c][r]
+	p := heatPlot(fmt.Sprintf("%s (%s)", strategyLabels(f.s)[k], cs.note), len(f.xs), len(f.ys), pal, true, func(c, r int) (float64, string, color.Color) {
+		v := f.panels[k][c][r]
 		switch {
 		case math.IsNaN(v): // no job to take the time of: an empty cell
 			return cs.coord(v), "-", color.Black
@@ -508,8 +506,8 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 		return cs.coord(v), sigDigits(v, 2) + cs.unit, inkOn(pal, math.Min(math.Max(cs.coord(v), cs.lo), cs.hi))
 	})
 	p.X.Label.Text, p.Y.Label.Text = ax.Label, ay.Label
-	p.X.Tick.Marker = valueTicks(pn.xs, func(v float64) string { return axisValue(ax, v) }, true)
-	p.Y.Tick.Marker = valueTicks(pn.ys, func(v float64) string { return axisValue(ay, v) }, true)
+	p.X.Tick.Marker = valueTicks(f.xs, func(v float64) string { return axisValue(ax, v) }, true)
+	p.Y.Tick.Marker = valueTicks(f.ys, func(v float64) string { return axisValue(ay, v) }, true)
 	return p
 }
 
