@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
@@ -124,24 +123,20 @@ func CheckFleetFiles(series, plot string) error {
 	return nil
 }
 
-// Presets lists a kind's presets for its command's -help.
+// Presets lists a kind's presets for its command's -help: a preset's name, then its source and about.
 func Presets[R any](ps []fleetpreset.Preset[R]) string {
+	const indent = "                    "
 	var b strings.Builder
 	for _, p := range ps {
-		writePresetHelp(&b, p.Name, p.Source, p.About+presetPrints(p, ps), p.Duration, p.Replicates)
+		head := fmt.Sprintf("  %-18s", p.Name)
+		if len(head) > len(indent) {
+			head += "\n" + indent
+		}
+		about := fmt.Sprintf("%s; %s and %s unless -duration or -replicates say otherwise.", p.About+presetPrints(p, ps),
+			human.Duration(p.Duration), replicatesText(p.Replicates))
+		fmt.Fprintf(&b, "%s%s\n%s%s\n", head, indentWrap(p.Source+".", 60, indent), indent, indentWrap(about, 60, indent))
 	}
 	return b.String()
-}
-
-// writePresetHelp writes a preset's -help entry: its name, then source and about.
-func writePresetHelp(b *strings.Builder, name, source, about string, d time.Duration, replicates int) {
-	const indent = "                    "
-	head := fmt.Sprintf("  %-18s", name)
-	if len(head) > len(indent) {
-		head += "\n" + indent
-	}
-	about = fmt.Sprintf("%s; %s and %s unless -duration or -replicates say otherwise.", about, human.Duration(d), replicatesText(replicates))
-	fmt.Fprintf(b, "%s%s\n%s%s\n", head, indentWrap(source+".", 60, indent), indent, indentWrap(about, 60, indent))
 }
 
 // totalsPrints is what the fleet command prints of a totals preset.
