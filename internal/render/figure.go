@@ -76,18 +76,11 @@ func (s stack) width() vg.Length {
 
 // layout lays the stack out from panel from on, returning each panel's and legend's canvas.
 func (s stack) layout(dc draw.Canvas, from int) (panels, legends []draw.Canvas) {
-	rows := make([][]*plot.Plot, len(s.panels))
-	for i, p := range s.panels {
-		rows[i] = []*plot.Plot{p}
-	}
-	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4,
-		PadRight: dc.Size().X - s.plotWidth + vg.Centimeter/4}
 	whole := dc
 	whole.Max.Y = dc.Max.Y + vg.Length(from)*s.panelHeight
-	whole.Min.Y = whole.Max.Y - vg.Length(len(rows))*s.panelHeight
-	canvases := plot.Align(rows, tiles, whole)
-	for i := range rows {
+	whole.Min.Y = whole.Max.Y - vg.Length(len(s.panels))*s.panelHeight
+	canvases := alignColumn(s.panels, whole, dc.Size().X-s.plotWidth+vg.Centimeter/4)
+	for i := range s.panels {
 		c := canvases[i][0]
 		da := s.panels[i].DataCanvas(c)
 		panels = append(panels, c)
@@ -95,6 +88,16 @@ func (s stack) layout(dc draw.Canvas, from int) (panels, legends []draw.Canvas) 
 			Min: vg.Point{X: c.Max.X + legendGap, Y: da.Min.Y}, Max: vg.Point{X: dc.Max.X, Y: da.Max.Y}}})
 	}
 	return panels, legends
+}
+
+// alignColumn aligns panels one above the other on dc, their axes lined up, padRight to their right.
+func alignColumn(panels []*plot.Plot, dc draw.Canvas, padRight vg.Length) [][]draw.Canvas {
+	rows := make([][]*plot.Plot, len(panels))
+	for i, p := range panels {
+		rows[i] = []*plot.Plot{p}
+	}
+	return plot.Align(rows, draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
+		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: padRight}, dc)
 }
 
 // encode draws panels [from, to) with their legends, under the heading when from is 0.

@@ -144,14 +144,8 @@ func PlotMap(w io.Writer, r MapReport, ext string) error {
 	}
 	height := vg.Length(len(panels))*mapPanelHeight + vg.Centimeter
 	return encode(w, ext, mapPlotWidth, height, func(dc draw.Canvas) {
-		rows := make([][]*plot.Plot, len(panels))
-		for i, p := range panels {
-			rows[i] = []*plot.Plot{p}
-		}
-		tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
-			PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 2}
-		for i, c := range plot.Align(rows, tiles, dc) {
-			rows[i][0].Draw(c[0])
+		for i, c := range alignColumn(panels, dc, vg.Centimeter/2) {
+			panels[i].Draw(c[0])
 		}
 	})
 }
