@@ -295,13 +295,7 @@ func (r kindReport[R]) writeSeries(w io.Writer, ext string) error {
 
 // fieldRows are items as fields, a row an item (a point, a mode), made when called.
 func fieldRows[P any](items []P, fields func(P) []field) func() [][]field {
-	return func() [][]field {
-		rows := make([][]field, len(items))
-		for i, p := range items {
-			rows[i] = fields(p)
-		}
-		return rows
-	}
+	return func() [][]field { return mapped(items, fields) }
 }
 
 // withMore appends to each row i more(i)'s fields.

@@ -44,11 +44,8 @@ func (t *table) Render() error {
 	if t.st.markdown {
 		escape = markdownText
 	}
-	header := escapeAll(t.header, escape)
-	rows := make([][]string, len(t.rows))
-	for i, r := range t.rows {
-		rows[i] = escapeAll(r, escape)
-	}
+	header := mapped(t.header, escape)
+	rows := mapped(t.rows, func(r []string) []string { return mapped(r, escape) })
 	if t.st.markdown || t.st.width <= 0 {
 		return writeBox(t.w, t.st.markdown, header, rows, t.align)
 	}
@@ -88,15 +85,6 @@ func (t *table) Render() error {
 		}
 	}
 	return nil
-}
-
-// escapeAll is cells each escaped by escape.
-func escapeAll(cells []string, escape func(string) string) []string {
-	out := make([]string, len(cells))
-	for i, c := range cells {
-		out[i] = escape(c)
-	}
-	return out
 }
 
 // fitColumn is one column as the fitting sees it.
@@ -166,19 +154,14 @@ func fitParts(cols []fitColumn, labels, width int) [][]fitColumn {
 		part, _ := narrow(slices.Clone(lead), width)
 		return [][]fitColumn{part}
 	}
-	sum := func(cs []fitColumn, of func(fitColumn) int) []int {
-		w := make([]int, len(cs))
-		for i, c := range cs {
-			w[i] = of(c)
-		}
-		return w
-	}
 	least := func(c fitColumn) int { return c.least }
 	natural := func(c fitColumn) int { return c.natural }
 	fits := func(part []fitColumn) bool {
-		return len(part) == 1 || boxWidth(append(sum(lead, least), sum(part, least)...)...) <= width
+		return len(part) == 1 || boxWidth(append(mapped(lead, least), mapped(part, least)...)...) <= width
 	}
-	cost := func(part []fitColumn) int { return boxWidth(append(sum(lead, natural), sum(part, natural)...)...) }
+	cost := func(part []fitColumn) int {
+		return boxWidth(append(mapped(lead, natural), mapped(part, natural)...)...)
+	}
 	var best [][]fitColumn
 	bestLines := 0
 	for g := 1; g <= len(rest); g++ {

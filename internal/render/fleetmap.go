@@ -114,7 +114,7 @@ func (r MapReport) html(w io.Writer) error {
 	p := page{title: r.Title}
 	t := pageTable{heading: "The cells", howTo: "A row is one cell: a policy, a trigger and a base load. " + mapCaption, header: mapColumns.header()}
 	for _, row := range r.mapRows() { // every cell plain, as the table prints it
-		t.rows = append(t.rows, pageRow{cells: plainCells(mapColumns.cells(row))})
+		t.rows = append(t.rows, pageRow{cells: mapped(mapColumns.cells(row), plain)})
 	}
 	p.tables = []pageTable{t}
 	return writePageWith(w, p, func(w io.Writer) error { return PlotMap(w, r, ".svg") })

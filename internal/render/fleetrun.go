@@ -42,10 +42,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		_, own := splitSettings(run.Configs)
 		what += "; " + own[0]
 	}
-	names := make([]string, len(run.Configs))
-	for i, c := range run.Configs {
-		names[i] = c.Name
-	}
+	names := mapped(run.Configs, func(c fleet.Config) string { return c.Name })
 	params = append(params, settingsLines(names, run.Configs)...)
 	if p.Totals {
 		rows := make([]fleetdata.Totals, len(run.Results))

@@ -49,11 +49,7 @@ func writeSweepCSV(w io.Writer, s stats.Sweep) error {
 
 // sweptNames are the names of s's swept axes, in order.
 func sweptNames(s stats.Sweep) []string {
-	names := make([]string, len(s.Swept))
-	for i, a := range s.Swept {
-		names[i] = s.AxisList()[a].Name
-	}
-	return names
+	return mapped(s.Swept, func(a int) string { return s.AxisList()[a].Name })
 }
 
 // writeSweepJSON writes the sweep as indented json, one row at a time.
