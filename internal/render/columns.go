@@ -178,11 +178,7 @@ type seriesColumn[P any] struct {
 
 // seriesFields are p's figures for csv and json.
 func seriesFields[P any](cs []seriesColumn[P], p P) []field {
-	f := make([]field, len(cs))
-	for i, c := range cs {
-		f[i] = field{c.key, c.get(p)}
-	}
-	return f
+	return mapped(cs, func(c seriesColumn[P]) field { return field{c.key, c.get(p)} })
 }
 
 // figureSeries is the series column of the figure of figs keyed key, drawn under legend.

@@ -92,10 +92,7 @@ func (s stack) layout(dc draw.Canvas, from int) (panels, legends []draw.Canvas) 
 
 // alignColumn aligns panels one above the other on dc, their axes lined up, padRight to their right.
 func alignColumn(panels []*plot.Plot, dc draw.Canvas, padRight vg.Length) [][]draw.Canvas {
-	rows := make([][]*plot.Plot, len(panels))
-	for i, p := range panels {
-		rows[i] = []*plot.Plot{p}
-	}
+	rows := mapped(panels, func(p *plot.Plot) []*plot.Plot { return []*plot.Plot{p} })
 	return plot.Align(rows, draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
 		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: padRight}, dc)
 }

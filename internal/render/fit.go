@@ -247,14 +247,7 @@ func narrow(cols []fitColumn, width int) (narrowed []fitColumn, height int) {
 		}
 		return h
 	}
-	widths := func() []int {
-		w := make([]int, len(cols))
-		for i, c := range cols {
-			w[i] = c.width
-		}
-		return w
-	}
-	for boxWidth(widths()...) > width {
+	for boxWidth(mapped(cols, func(c fitColumn) int { return c.width })...) > width {
 		now := tall(-1, nil)
 		pick, pickLines, pickWidth := -1, []int(nil), 0
 		var pickCost float64

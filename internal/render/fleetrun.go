@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
@@ -45,10 +44,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	names := mapped(run.Configs, func(c fleet.Config) string { return c.Name })
 	params = append(params, settingsLines(names, run.Configs)...)
 	if p.Totals {
-		rows := make([]fleetdata.Totals, len(run.Results))
-		for i, res := range run.Results {
-			rows[i] = fleetrun.Fleet().Totals(res)
-		}
+		rows := mapped(run.Results, fleetrun.Fleet().Totals)
 		reps := replicatesNoted(run.Replicates, "counts summed over them")
 		title := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what)
 		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
