@@ -90,11 +90,9 @@ func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, see
 
 // paramKeys are decl.Params[fleet.Config]' keys as settingsObject keys them.
 func paramKeys() []string {
-	var keys []string
-	for _, p := range decl.Params[fleet.Config]() {
-		keys = append(keys, strings.ReplaceAll(p.Key, "-", "_"))
-	}
-	return keys
+	return mapped(decl.Params[fleet.Config](), func(p decl.Param[fleet.Config]) string {
+		return strings.ReplaceAll(p.Key, "-", "_")
+	})
 }
 
 // withSettingsObject appends to each row a params object of its run's settings.
