@@ -45,10 +45,7 @@ func writeBox(w io.Writer, markdown bool, header []string, rows [][]string, alig
 		return lines
 	}
 	head := split(header)
-	body := make([][][]string, len(rows))
-	for i, r := range rows {
-		body[i] = split(r)
-	}
+	body := mapped(rows, split)
 	widths := make([]int, cols)
 	for _, cells := range append([][][]string{head}, body...) {
 		for j, lines := range cells {

@@ -10,7 +10,7 @@ import (
 // writeCasesTable is a preset's cases for people, as a table or markdown.
 func writeCasesTable(w io.Writer, c stats.Cases, st tableStyle) error {
 	t := newTable(w, st, []alignment{alignLeft, alignLeft, alignRight, alignRight, alignRight, alignLeft}, 1)
-	t.Prose(5)
+	t.prose = []int{5} // what it means
 	t.Header(casesHeader)
 	for i := range c.Rows { // by index: a CaseRow's counters are 89 KB
 		r := &c.Rows[i]

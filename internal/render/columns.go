@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
-	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -134,25 +133,6 @@ func (cs columns[R]) glosses() []glossaryEntry {
 	return out
 }
 
-// writeColumnsTable writes a title, a row of cs's cells for each of rows, and the caption.
-func writeColumnsTable[R any](w io.Writer, st tableStyle, title string, cs columns[R], rows []R, caption string) error {
-	t := newTable(w, st, numberColumns(len(cs.header()), cs.labels()), cs.labels())
-	t.Header(cs.header())
-	for _, r := range rows {
-		t.Append(cs.cells(r))
-	}
-	return writeTitled(w, st, title, t, caption)
-}
-
-// columnsFields are rows as csv and json fields.
-func columnsFields[R any](cs columns[R], rows []R) [][]field {
-	out := make([][]field, len(rows))
-	for i, r := range rows {
-		out[i] = cs.fields(r)
-	}
-	return out
-}
-
 // estimateColumn is the column of the figure of figs keyed key.
 func estimateColumn[R any](header, key string, style numberStyle, figs []fleetdata.Figure[R, schema.Estimate]) column[R] {
 	return column[R]{header: header, key: key, style: style, est: figureOf(figs, key)}
@@ -190,11 +170,6 @@ func quantilesColumn[R any](header, key string, figs []fleetdata.Figure[R, schem
 		}}
 }
 
-// shareText is a share of replicates for people: "3 of 10 [5%, 60%]".
-func shareText(sh schema.Estimate) string {
-	return fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
-}
-
 // seriesColumn is a figure of a kind's series: its csv and json key and its plot legend.
 type seriesColumn[P any] struct {
 	key, legend string
@@ -203,11 +178,7 @@ type seriesColumn[P any] struct {
 
 // seriesFields are p's figures for csv and json.
 func seriesFields[P any](cs []seriesColumn[P], p P) []field {
-	f := make([]field, len(cs))
-	for i, c := range cs {
-		f[i] = field{c.key, c.get(p)}
-	}
-	return f
+	return mapped(cs, func(c seriesColumn[P]) field { return field{c.key, c.get(p)} })
 }
 
 // figureSeries is the series column of the figure of figs keyed key, drawn under legend.
@@ -261,12 +232,18 @@ type kindReport[R any] struct {
 	page func(io.Writer) error
 }
 
+// table writes the title, each row's cells under the columns' header, and the caption.
 func (r kindReport[R]) table(w io.Writer, st tableStyle) error {
-	return writeColumnsTable(w, st, r.head.Title, r.cs, r.rows, r.caption)
+	t := newTable(w, st, numberColumns(len(r.cs.header()), r.cs.labels()), r.cs.labels())
+	t.Header(r.cs.header())
+	for _, row := range r.rows {
+		t.Append(r.cs.cells(row))
+	}
+	return writeTitled(w, st, r.head.Title, t, r.caption)
 }
 
 func (r kindReport[R]) csv(w io.Writer) error {
-	rows := columnsFields(r.cs, r.rows)
+	rows := fieldRows(r.rows, r.cs.fields)()
 	if r.csvRows == nil {
 		return writeFields(w, ranBy(rows, r.head.Seed, r.head.Scenario))
 	}
@@ -275,7 +252,7 @@ func (r kindReport[R]) csv(w io.Writer) error {
 
 // json writes the head, a row of fields each, and the series if any.
 func (r kindReport[R]) json(w io.Writer) error {
-	rows, d := columnsFields(r.cs, r.rows), r.head
+	rows, d := fieldRows(r.rows, r.cs.fields)(), r.head
 	if r.jsonRows != nil {
 		var err error
 		if rows, err = r.jsonRows(&d, rows); err != nil {
@@ -312,15 +289,9 @@ func (r kindReport[R]) writeSeries(w io.Writer, ext string) error {
 	return reportjson.WriteIndented(w, objs)
 }
 
-// pointRows are pts as fields, a row a point.
-func pointRows[P any](pts []P, fields func(P) []field) func() [][]field {
-	return func() [][]field {
-		rows := make([][]field, len(pts))
-		for i, p := range pts {
-			rows[i] = fields(p)
-		}
-		return rows
-	}
+// fieldRows are items as fields, a row an item (a point, a mode), made when called.
+func fieldRows[P any](items []P, fields func(P) []field) func() [][]field {
+	return func() [][]field { return mapped(items, fields) }
 }
 
 // withMore appends to each row i more(i)'s fields.

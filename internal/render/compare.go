@@ -47,26 +47,16 @@ func curvePanel(title string, a curveAxes, curves []curve) (p *plot.Plot, logY b
 	if logY && !slices.ContainsFunc(values, func(v float64) bool { return v > 0 }) {
 		logY = false // nothing to place on a log axis
 	}
-	p = plot.New()
-	var floor float64
 	note := "linear y axis"
 	if logY {
-		floor = decadeFloor(values)
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{a.unit}
 		note = "log y axis"
 		if slices.Contains(values, 0) {
 			note += a.zeroNote
 		}
-	} else {
-		p.Y.Tick.Marker = unitTicks{a.unit}
 	}
-	p.Title.Text = title + "; " + note
-	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = a.x
+	p = newPanel(title+"; "+note, a.x, a.y, 10)
 	p.X.Tick.Marker = unitTicks{}
-	p.Y.Label.Text = a.y
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	floor := yScale(p, logY, values, a.unit)
 	p.Add(plotter.NewGrid())
 	return p, logY, addCurves(p, curves, logY, floor, a.radius, a.empty)
 }
@@ -164,9 +154,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 	nev := [2]map[string][]float64{{}, {}}
 	for _, r := range res {
 		label, _, _ := strings.Cut(r.Config.Name, " ")
-		if !slices.Contains(labels, label) {
-			labels = append(labels, label)
-		}
+		labels = appendNew(labels, label)
 		k := 0
 		if r.Config.Client.Keys == schema.SameKey {
 			k = 1
@@ -185,9 +173,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		if k == 0 {
 			dup.add(label, r.Config.Load.Peak, fleetrun.Fleet().DuplicatesPerRequest(r), 1)
 		}
-		if !slices.Contains(heights, r.Config.Load.Peak) {
-			heights = append(heights, r.Config.Load.Peak)
-		}
+		heights = appendNew(heights, r.Config.Load.Peak)
 	}
 	c := res[0].Config
 	end := (c.Duration - c.Load.To).Seconds()

@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/plotutil"
 	gtext "gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -28,14 +27,6 @@ var okabeIto = [...]color.RGBA{
 
 // lineColour is series k's colour; past eight they repeat.
 func lineColour(k int) color.Color { return okabeIto[k%len(okabeIto)] }
-
-// lineDashes is series k's dash pattern: solid up to six series, plotutil's after.
-func lineDashes(k int) []vg.Length {
-	if k < 6 {
-		return nil
-	}
-	return plotutil.Dashes(k - 5)
-}
 
 // stack is panels one above the other, each with its legend in a strip to its right.
 type stack struct {
@@ -63,51 +54,33 @@ const legendGap = vg.Centimeter / 4
 func newStack(width, height vg.Length, heading string, panels ...*plot.Plot) stack {
 	s := stack{plotWidth: width, panelHeight: height, heading: heading}
 	for _, p := range panels {
-		p, l := withLegend(p)
+		l := p.Legend // drawn in the strip, the panel left without one
+		p.Legend = plot.NewLegend()
+		l.Top, l.Left = true, true
+		// Room for the largest marker: with no padding neighbouring markers overlapped.
+		l.Padding = vg.Points(4)
 		s.panels, s.legends = append(s.panels, p), append(s.legends, l)
 	}
 	return s
 }
 
-// withLegend returns p's legend and leaves p without one.
-func withLegend(p *plot.Plot) (*plot.Plot, plot.Legend) {
-	l := p.Legend
-	p.Legend = plot.NewLegend()
-	l.Top, l.Left = true, true
-	// Room for the largest marker: with no padding neighbouring markers overlapped.
-	l.Padding = vg.Points(4)
-	return p, l
-}
-
-// legendWidth is the widest legend's width.
-func (s stack) legendWidth() vg.Length {
-	var w vg.Length
+// width is the stack's canvas width: the panels' and the legend strip's, as wide as the widest legend.
+func (s stack) width() vg.Length {
+	var legend vg.Length
 	for i := range s.legends {
 		r := s.legends[i].Rectangle(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: 100 * vg.Centimeter, Y: 100 * vg.Centimeter}}})
-		w = max(w, r.Size().X)
+		legend = max(legend, r.Size().X)
 	}
-	return w
-}
-
-// width is the stack's canvas width: the panels' and the legend strip's.
-func (s stack) width() vg.Length {
-	return s.plotWidth + legendGap + s.legendWidth() + vg.Centimeter/4
+	return s.plotWidth + legendGap + legend + vg.Centimeter/4
 }
 
 // layout lays the stack out from panel from on, returning each panel's and legend's canvas.
 func (s stack) layout(dc draw.Canvas, from int) (panels, legends []draw.Canvas) {
-	rows := make([][]*plot.Plot, len(s.panels))
-	for i, p := range s.panels {
-		rows[i] = []*plot.Plot{p}
-	}
-	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4,
-		PadRight: dc.Size().X - s.plotWidth + vg.Centimeter/4}
 	whole := dc
 	whole.Max.Y = dc.Max.Y + vg.Length(from)*s.panelHeight
-	whole.Min.Y = whole.Max.Y - vg.Length(len(rows))*s.panelHeight
-	canvases := plot.Align(rows, tiles, whole)
-	for i := range rows {
+	whole.Min.Y = whole.Max.Y - vg.Length(len(s.panels))*s.panelHeight
+	canvases := alignColumn(s.panels, whole, dc.Size().X-s.plotWidth+vg.Centimeter/4)
+	for i := range s.panels {
 		c := canvases[i][0]
 		da := s.panels[i].DataCanvas(c)
 		panels = append(panels, c)
@@ -115,6 +88,13 @@ func (s stack) layout(dc draw.Canvas, from int) (panels, legends []draw.Canvas) 
 			Min: vg.Point{X: c.Max.X + legendGap, Y: da.Min.Y}, Max: vg.Point{X: dc.Max.X, Y: da.Max.Y}}})
 	}
 	return panels, legends
+}
+
+// alignColumn aligns panels one above the other on dc, their axes lined up, padRight to their right.
+func alignColumn(panels []*plot.Plot, dc draw.Canvas, padRight vg.Length) [][]draw.Canvas {
+	rows := mapped(panels, func(p *plot.Plot) []*plot.Plot { return []*plot.Plot{p} })
+	return plot.Align(rows, draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
+		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: padRight}, dc)
 }
 
 // encode draws panels [from, to) with their legends, under the heading when from is 0.
@@ -163,10 +143,15 @@ func pageFigures(s stack, err error) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pictures(len(s.panels), func(w io.Writer, i int) error { return s.encode(w, ".svg", i, i+1) })
+}
+
+// pictures are the n pictures draw writes, picture k by draw(w, k).
+func pictures(n int, draw func(w io.Writer, k int) error) ([][]byte, error) {
 	var pics [][]byte
-	for i := range s.panels {
+	for k := range n {
 		var b bytes.Buffer
-		if err := s.encode(&b, ".svg", i, i+1); err != nil {
+		if err := draw(&b, k); err != nil {
 			return nil, err
 		}
 		pics = append(pics, b.Bytes())

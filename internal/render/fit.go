@@ -32,9 +32,6 @@ func newTable(w io.Writer, st tableStyle, align []alignment, labels int) *table 
 	return &table{w: w, st: st, align: align, labels: labels}
 }
 
-// Prose marks columns after the labels whose cells are words, which wrap.
-func (t *table) Prose(cols ...int) { t.prose = append(t.prose, cols...) }
-
 // Header sets the column titles.
 func (t *table) Header(h []string) { t.header = h }
 
@@ -47,13 +44,10 @@ func (t *table) Render() error {
 	if t.st.markdown {
 		escape = markdownText
 	}
-	header := escapeAll(t.header, escape)
-	rows := make([][]string, len(t.rows))
-	for i, r := range t.rows {
-		rows[i] = escapeAll(r, escape)
-	}
+	header := mapped(t.header, escape)
+	rows := mapped(t.rows, func(r []string) []string { return mapped(r, escape) })
 	if t.st.markdown || t.st.width <= 0 {
-		return t.write(header, rows, t.align)
+		return writeBox(t.w, t.st.markdown, header, rows, t.align)
 	}
 	cols := make([]fitColumn, len(header))
 	for j := range cols {
@@ -86,25 +80,11 @@ func (t *table) Render() error {
 				}
 			}
 		}
-		if err := t.write(h, body, align); err != nil {
+		if err := writeBox(t.w, t.st.markdown, h, body, align); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// write renders one table of cells already escaped.
-func (t *table) write(header []string, rows [][]string, aligns []alignment) error {
-	return writeBox(t.w, t.st.markdown, header, rows, aligns)
-}
-
-// escapeAll is cells each escaped by escape.
-func escapeAll(cells []string, escape func(string) string) []string {
-	out := make([]string, len(cells))
-	for i, c := range cells {
-		out[i] = escape(c)
-	}
-	return out
 }
 
 // fitColumn is one column as the fitting sees it.
@@ -174,19 +154,14 @@ func fitParts(cols []fitColumn, labels, width int) [][]fitColumn {
 		part, _ := narrow(slices.Clone(lead), width)
 		return [][]fitColumn{part}
 	}
-	sum := func(cs []fitColumn, of func(fitColumn) int) []int {
-		w := make([]int, len(cs))
-		for i, c := range cs {
-			w[i] = of(c)
-		}
-		return w
-	}
 	least := func(c fitColumn) int { return c.least }
 	natural := func(c fitColumn) int { return c.natural }
 	fits := func(part []fitColumn) bool {
-		return len(part) == 1 || boxWidth(append(sum(lead, least), sum(part, least)...)...) <= width
+		return len(part) == 1 || boxWidth(append(mapped(lead, least), mapped(part, least)...)...) <= width
 	}
-	cost := func(part []fitColumn) int { return boxWidth(append(sum(lead, natural), sum(part, natural)...)...) }
+	cost := func(part []fitColumn) int {
+		return boxWidth(append(mapped(lead, natural), mapped(part, natural)...)...)
+	}
 	var best [][]fitColumn
 	bestLines := 0
 	for g := 1; g <= len(rest); g++ {
@@ -272,14 +247,7 @@ func narrow(cols []fitColumn, width int) (narrowed []fitColumn, height int) {
 		}
 		return h
 	}
-	widths := func() []int {
-		w := make([]int, len(cols))
-		for i, c := range cols {
-			w[i] = c.width
-		}
-		return w
-	}
-	for boxWidth(widths()...) > width {
+	for boxWidth(mapped(cols, func(c fitColumn) int { return c.width })...) > width {
 		now := tall(-1, nil)
 		pick, pickLines, pickWidth := -1, []int(nil), 0
 		var pickCost float64

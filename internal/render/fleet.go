@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
@@ -49,7 +50,7 @@ func (r FleetReport) report() kindReport[fleetdata.RunRow] {
 			return withSettingColumns(rows, r.RunConfigs, r.Replicates, r.Seed, r.Scenario)
 		},
 		jsonRows: func(_ *kindDoc, rows [][]field) ([][]field, error) { return withSettingsObject(rows, r.RunConfigs) },
-		series:   pointRows(r.Series, pointFields), page: r.html}
+		series:   fieldRows(r.Series, pointFields), page: r.html}
 }
 
 // withSettingColumns appends to each row its run's settings, then the seed and scenario.
@@ -89,11 +90,9 @@ func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, see
 
 // paramKeys are decl.Params[fleet.Config]' keys as settingsObject keys them.
 func paramKeys() []string {
-	var keys []string
-	for _, p := range decl.Params[fleet.Config]() {
-		keys = append(keys, strings.ReplaceAll(p.Key, "-", "_"))
-	}
-	return keys
+	return mapped(decl.Params[fleet.Config](), func(p decl.Param[fleet.Config]) string {
+		return strings.ReplaceAll(p.Key, "-", "_")
+	})
 }
 
 // withSettingsObject appends to each row a params object of its run's settings.
@@ -185,14 +184,16 @@ func quartilesText(q stats.Quartiles) string {
 	return g(q.Median) + " s [" + g(q.P25) + ", " + g(q.P75) + "]"
 }
 
+// shareText is a share of replicates for people, its bounds whole percentages rounded outwards: "3 of 10 [5%, 60%]".
+func shareText(sh schema.Estimate) string {
+	return fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N),
+		strconv.FormatFloat(math.Floor(100*sh.Lo), 'f', 0, 64), strconv.FormatFloat(math.Ceil(100*sh.Hi), 'f', 0, 64))
+}
+
 // recoveryCaption says what the recovery columns are.
 const recoveryCaption = "Recovered: replicates judged whose goodput came back for good, with the share's 95% Wilson score interval; " +
 	"recovery: seconds after the load settled, the Kaplan-Meier median and quartiles over the replicates judged, " +
 	"one still down censored at its run's end (never: fewer than that share recovered)."
-
-// percentDown and percentUp format a share's bounds as whole percentages, rounded outwards.
-func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
-func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
 // fleetCaption is recoveryCaption when some row's run has a trigger, else "".
 func fleetCaption(rows []fleetdata.RunRow) string {
@@ -201,9 +202,6 @@ func fleetCaption(rows []fleetdata.RunRow) string {
 	}
 	return ""
 }
-
-// CheckSeriesPath refuses a file name a kind's series cannot be written as.
-func CheckSeriesPath(path string) error { return checkExt(path, ".csv", ".json") }
 
 // PlotFleet draws each run's series in a panel of its own, on one time axis and y scale.
 func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet.Config, ext string) error {
@@ -232,15 +230,19 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		return stack{}, fmt.Errorf("nothing to plot")
 	}
 	end, top := 0.0, 0.0
+	xys := make([][]plotter.XYs, len(runs)) // run i's line k
 	for i, c := range cfgs {
 		end = math.Max(end, c.Duration.Seconds())
 		for j := 0; j <= 400; j++ {
 			top = math.Max(top, c.Load.At(c.Duration.Seconds()*float64(j)/400))
 		}
 		for _, l := range fleetLines(c.Client.Keys != schema.NoKeys) {
-			for _, pt := range runs[i] {
-				top = math.Max(top, l.get(pt))
+			xy := make(plotter.XYs, len(runs[i]))
+			for j, pt := range runs[i] {
+				xy[j] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}
+				top = math.Max(top, xy[j].Y)
 			}
+			xys[i] = append(xys[i], xy)
 		}
 	}
 	common, own := splitSettings(cfgs)
@@ -249,7 +251,7 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		heading += "\n" + wrapSettings("every run: "+common, 90)
 	}
 	var panels []*plot.Plot
-	for i, pts := range runs {
+	for i := range runs {
 		title := cfgs[i].Name
 		if own[i] != "" {
 			title += "\n" + wrapSettings(own[i], 90)
@@ -262,28 +264,16 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 		p.Add(load)
 		p.Legend.Add("load shape (offered rate)", load)
 		lines := fleetLines(cfgs[i].Client.Keys != schema.NoKeys)
-		xys := make([]plotter.XYs, len(lines))
 		for k, l := range lines {
-			xys[k] = make(plotter.XYs, len(pts))
-			for j, pt := range pts {
-				xys[k][j] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}
-			}
-		}
-		for k, l := range lines {
-			line, err := plotter.NewLine(xys[k])
+			line, err := plotter.NewLine(xys[i][k])
 			if err != nil {
 				return stack{}, fmt.Errorf("%s: %w", l.legend, err)
 			}
 			// A series equal to later ones is drawn wider under them, as a sweep's plot does.
-			later := 0
-			for _, o := range xys[k+1:] {
-				if slices.Equal(o, xys[k]) {
-					later++
-				}
-			}
+			same, later := twins(xys[i], k, slices.Equal[plotter.XYs])
 			name := l.legend
-			if j := slices.IndexFunc(xys[:k], func(o plotter.XYs) bool { return slices.Equal(o, xys[k]) }); j >= 0 {
-				name += " (same as " + lines[j].legend + ")"
+			if same >= 0 {
+				name += " (same as " + lines[same].legend + ")"
 			}
 			line.Color = lineColour(fleetColours[k])
 			line.Dashes = plotutil.Dashes(k)
@@ -301,16 +291,33 @@ func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config)
 
 // timePanel is a panel of figures a second against time, over a grid.
 func timePanel(title, y string, legend float64) *plot.Plot {
+	p := newPanel(title, "t (s)", y, legend)
+	p.X.Tick.Marker = timeTicks{}
+	p.Y.Tick.Marker = unitTicks{}
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// newPanel is a panel titled title in 10 pt, its axes labelled x and y, its legend in legend pt.
+func newPanel(title, x, y string, legend float64) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = "t (s)"
-	p.X.Tick.Marker = timeTicks{}
-	p.Y.Label.Text = y
-	p.Y.Tick.Marker = unitTicks{}
+	p.X.Label.Text, p.Y.Label.Text = x, y
 	p.Legend.TextStyle.Font.Size = vg.Points(legend)
-	p.Add(plotter.NewGrid())
 	return p
+}
+
+// yScale gives p a log y axis when logY, else a linear one, ticks in unit;
+// floor is the log axis's foot, the decade at or below values' least positive one.
+func yScale(p *plot.Plot, logY bool, values []float64, unit string) (floor float64) {
+	if !logY {
+		p.Y.Tick.Marker = unitTicks{unit}
+		return 0
+	}
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = logTicks{unit}
+	return decadeFloor(values)
 }
 
 // timeTicks label a time axis at timeStep, with an unlabelled tick halfway between.

@@ -92,20 +92,15 @@ var mapColumns = columns[mapRow]{
 // mapRows are the report's cells as rows.
 func (r MapReport) mapRows() []mapRow {
 	rows := make([]mapRow, len(r.Cells))
+	per := len(r.Map.Lengths) * len(r.Map.Heights) * len(r.Map.Rates) // cells run policies outermost
 	for i, c := range r.Cells {
-		rows[i] = mapRow{r.Map, c, cellPolicy(r.Map, i)}
+		rows[i] = mapRow{r.Map, c, r.Map.Policies[i/per].Name}
 	}
 	return rows
 }
 
 // g formats x in the fewest digits that read back as x.
 func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-
-// cellPolicy is the name of cell i's policy (cells run policies outermost).
-func cellPolicy(m metastable.Map, i int) string {
-	per := len(m.Lengths) * len(m.Heights) * len(m.Rates)
-	return m.Policies[i/per].Name
-}
 
 // report is r as every format writes it, its csv without the seed.
 func (r MapReport) report() kindReport[mapRow] {
@@ -119,7 +114,7 @@ func (r MapReport) html(w io.Writer) error {
 	p := page{title: r.Title}
 	t := pageTable{heading: "The cells", howTo: "A row is one cell: a policy, a trigger and a base load. " + mapCaption, header: mapColumns.header()}
 	for _, row := range r.mapRows() { // every cell plain, as the table prints it
-		t.rows = append(t.rows, pageRow{cells: plainCells(mapColumns.cells(row))})
+		t.rows = append(t.rows, pageRow{cells: mapped(mapColumns.cells(row), plain)})
 	}
 	p.tables = []pageTable{t}
 	return writePageWith(w, p, func(w io.Writer) error { return PlotMap(w, r, ".svg") })
@@ -149,14 +144,8 @@ func PlotMap(w io.Writer, r MapReport, ext string) error {
 	}
 	height := vg.Length(len(panels))*mapPanelHeight + vg.Centimeter
 	return encode(w, ext, mapPlotWidth, height, func(dc draw.Canvas) {
-		rows := make([][]*plot.Plot, len(panels))
-		for i, p := range panels {
-			rows[i] = []*plot.Plot{p}
-		}
-		tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
-			PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 2}
-		for i, c := range plot.Align(rows, tiles, dc) {
-			rows[i][0].Draw(c[0])
+		for i, c := range alignColumn(panels, dc, vg.Centimeter/2) {
+			panels[i].Draw(c[0])
 		}
 	})
 }

@@ -87,11 +87,9 @@ func peopleText(v any) string {
 
 // settingsObject is settings keyed as a scenario file keys them (_ for -).
 func settingsObject(settings []field) []field {
-	f := make([]field, len(settings))
-	for i, s := range settings {
-		f[i] = field{strings.ReplaceAll(s.key, "-", "_"), s.value}
-	}
-	return f
+	return mapped(settings, func(s field) field {
+		return field{strings.ReplaceAll(s.key, "-", "_"), s.value}
+	})
 }
 
 // fleetGroups are the settings that start a group of describeSome's line.
@@ -149,10 +147,7 @@ func settingsLines(names []string, cfgs []fleet.Config) []string {
 
 // splitSettings describes the settings every run shares, and each run's own.
 func splitSettings(cfgs []fleet.Config) (common string, own []string) {
-	all := make([][]field, len(cfgs))
-	for i, c := range cfgs {
-		all[i] = fleetSettings(c)
-	}
+	all := mapped(cfgs, fleetSettings)
 	if len(all) == 1 {
 		return "", []string{describeSome(all[0], func(field) bool { return true })}
 	}

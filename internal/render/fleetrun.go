@@ -6,10 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
@@ -43,16 +41,10 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		_, own := splitSettings(run.Configs)
 		what += "; " + own[0]
 	}
-	names := make([]string, len(run.Configs))
-	for i, c := range run.Configs {
-		names[i] = c.Name
-	}
+	names := mapped(run.Configs, func(c fleet.Config) string { return c.Name })
 	params = append(params, settingsLines(names, run.Configs)...)
 	if p.Totals {
-		rows := make([]fleetdata.Totals, len(run.Results))
-		for i, res := range run.Results {
-			rows[i] = fleetrun.Fleet().Totals(res)
-		}
+		rows := mapped(run.Results, fleetrun.Fleet().Totals)
 		reps := replicatesNoted(run.Replicates, "counts summed over them")
 		title := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what)
 		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
@@ -112,7 +104,7 @@ func (r Renderer) Outputs(doc Runs, seriesExt string, series func(io.Writer, str
 // CheckFleetFiles refuses a -series or -plot file name ("" for none) it cannot write.
 func CheckFleetFiles(series, plot string) error {
 	if series != "" {
-		if err := CheckSeriesPath(series); err != nil {
+		if err := checkExt(series, ".csv", ".json"); err != nil {
 			return fmt.Errorf("-series: %w", err)
 		}
 	}
@@ -124,24 +116,20 @@ func CheckFleetFiles(series, plot string) error {
 	return nil
 }
 
-// Presets lists a kind's presets for its command's -help.
+// Presets lists a kind's presets for its command's -help: a preset's name, then its source and about.
 func Presets[R any](ps []fleetpreset.Preset[R]) string {
+	const indent = "                    "
 	var b strings.Builder
 	for _, p := range ps {
-		writePresetHelp(&b, p.Name, p.Source, p.About+presetPrints(p, ps), p.Duration, p.Replicates)
+		head := fmt.Sprintf("  %-18s", p.Name)
+		if len(head) > len(indent) {
+			head += "\n" + indent
+		}
+		about := fmt.Sprintf("%s; %s and %s unless -duration or -replicates say otherwise.", p.About+presetPrints(p, ps),
+			human.Duration(p.Duration), replicatesText(p.Replicates))
+		fmt.Fprintf(&b, "%s%s\n%s%s\n", head, indentWrap(p.Source+".", 60, indent), indent, indentWrap(about, 60, indent))
 	}
 	return b.String()
-}
-
-// writePresetHelp writes a preset's -help entry: its name, then source and about.
-func writePresetHelp(b *strings.Builder, name, source, about string, d time.Duration, replicates int) {
-	const indent = "                    "
-	head := fmt.Sprintf("  %-18s", name)
-	if len(head) > len(indent) {
-		head += "\n" + indent
-	}
-	about = fmt.Sprintf("%s; %s and %s unless -duration or -replicates say otherwise.", about, human.Duration(d), replicatesText(replicates))
-	fmt.Fprintf(b, "%s%s\n%s%s\n", head, indentWrap(source+".", 60, indent), indent, indentWrap(about, 60, indent))
 }
 
 // totalsPrints is what the fleet command prints of a totals preset.

@@ -2,7 +2,6 @@ package render
 
 import (
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/retrysim/retrysim/fleet"
@@ -79,9 +78,7 @@ func (k totalsKey) lead(byClients bool) []string {
 func (t TotalsReport) pivot() (policies []string, keys []totalsKey, at map[totalsKey]map[string]int) {
 	at = map[totalsKey]map[string]int{}
 	for i, r := range t.Rows {
-		if !slices.Contains(policies, r.Run) {
-			policies = append(policies, r.Run)
-		}
+		policies = appendNew(policies, r.Run)
 		k := totalsKey{r.Clients, r.FailureRate}
 		if !t.ByClients {
 			k.clients = 0

@@ -2,7 +2,6 @@ package render
 
 import (
 	_ "embed"
-	"html"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,7 +16,8 @@ var glossaryText string
 // Glossary is docs/glossary.md: its source's entries and the columns', alphabetically.
 func Glossary() string {
 	blocks := strings.Split(glossaryText, "\n### ") // the text before the first entry, then "Term\nbody\n" each
-	for _, e := range columnGlosses() {
+	// the entries every kind's columns declare
+	for _, e := range slices.Concat(fleetColumns.glosses(), graphColumns.glosses(), workersColumns.glosses(), mapColumns.glosses()) {
 		at := 1 + len(blocks[1:])
 		for i, b := range blocks[1:] {
 			if term, _, _ := strings.Cut(b, "\n"); strings.ToLower(term) > strings.ToLower(e.term) {
@@ -28,11 +28,6 @@ func Glossary() string {
 		blocks = slices.Insert(blocks, at, e.term+"\n"+indentWrap(e.paragraphs[0], 95, "")+"\n")
 	}
 	return strings.Join(blocks, "\n### ")
-}
-
-// columnGlosses are the glossary entries every kind's columns declare.
-func columnGlosses() []glossaryEntry {
-	return slices.Concat(fleetColumns.glosses(), graphColumns.glosses(), workersColumns.glosses(), mapColumns.glosses())
 }
 
 // glossaryEntry is a term of the glossary and its paragraphs, each on one line.
@@ -55,13 +50,8 @@ func glossary() []glossaryEntry {
 	return out
 }
 
-// codeText is markdown's inline code.
+// codeText is markdown's inline code, which a page writes in <code>.
 var codeText = regexp.MustCompile("`([^`]*)`")
-
-// glossaryHTML is a glossary paragraph as html, its inline code in <code>.
-func glossaryHTML(par string) string {
-	return codeText.ReplaceAllString(html.EscapeString(par), "<code>$1</code>")
-}
 
 // pageTerms are the glossary's entries for a page's column headers, in its order.
 func pageTerms(p page) []glossaryEntry {

@@ -109,7 +109,7 @@ func (r GraphReport) report() kindReport[fleetdata.GraphRow] {
 				})
 				return []field{{"amplification_by_depth", by}}, err
 			})
-		}, series: pointRows(r.Series, graphPointFields), page: r.html}
+		}, series: fieldRows(r.Series, graphPointFields), page: r.html}
 }
 
 // graphSettings is g as a scenario file's graph section, only the settings the run reads.
@@ -232,9 +232,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.Graph
 	for _, g := range graphs {
 		end = math.Max(end, g.Duration.Seconds())
 		for _, n := range g.Services {
-			if !slices.Contains(services, n.Name) {
-				services = append(services, n.Name)
-			}
+			services = appendNew(services, n.Name)
 		}
 	}
 	type key struct{ run, service string }

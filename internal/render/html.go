@@ -63,15 +63,6 @@ func prose(text string) pageCell { return pageCell{text: strings.TrimSpace(text)
 // plain is a number cell that no json field holds as it is shown.
 func plain(text string) pageCell { return pageCell{text: text} }
 
-// plainCells are texts as plain cells.
-func plainCells(texts []string) []pageCell {
-	cells := make([]pageCell, len(texts))
-	for i, text := range texts {
-		cells[i] = plain(text)
-	}
-	return cells
-}
-
 // pageStyle reads at 1280 px, on a phone and on A4; every table fits (TestPageTablesFit).
 const pageStyle = `
 body { font-family: system-ui, sans-serif; max-width: 1220px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.4; }
@@ -207,7 +198,7 @@ func writePage(w io.Writer, p page) error {
 		for _, t := range terms {
 			fmt.Fprintf(&b, "<dt>%s</dt>\n", e(t.term))
 			for _, par := range t.paragraphs {
-				fmt.Fprintf(&b, "<dd>%s</dd>\n", glossaryHTML(par))
+				fmt.Fprintf(&b, "<dd>%s</dd>\n", codeText.ReplaceAllString(e(par), "<code>$1</code>"))
 			}
 		}
 		b.WriteString("</dl>\n")
@@ -219,11 +210,10 @@ func writePage(w io.Writer, p page) error {
 
 // writePageWith writes p with the one picture draw writes.
 func writePageWith(w io.Writer, p page, draw func(io.Writer) error) error {
-	var svg bytes.Buffer
-	if err := draw(&svg); err != nil {
+	var err error
+	if p.figures, err = pictures(1, func(w io.Writer, _ int) error { return draw(w) }); err != nil {
 		return err
 	}
-	p.figures = [][]byte{svg.Bytes()}
 	return writePage(w, p)
 }
 
@@ -273,11 +263,10 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	case 1:
 		return writePageWith(w, p, func(w io.Writer) error { return PlotSweep(w, s, ".svg", opts) })
 	case 2:
-		figs, err := heatPanels(s, ".svg", opts.OwnScales)
-		if err != nil {
+		var err error
+		if p.figures, err = heatPanels(s, ".svg", opts.OwnScales); err != nil {
 			return err
 		}
-		p.figures = figs
 	}
 	return writePage(w, p)
 }
@@ -316,7 +305,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 		row := &r.Rows[k] // by index: a Row's counters are 89 KB
 		t.rows = append(t.rows, pageRow{cells: cs.pageCells(row, k)})
 		for _, x := range subRows(row, r) {
-			t.rows = append(t.rows, pageRow{cells: append([]pageCell{prose(x[0])}, plainCells(x[1:])...), sub: true})
+			t.rows = append(t.rows, pageRow{cells: append([]pageCell{prose(x[0])}, mapped(x[1:], plain)...), sub: true})
 		}
 	}
 	p.tables = []pageTable{t}
@@ -406,7 +395,7 @@ func (t TotalsReport) html(w io.Writer) error {
 		est func(fleetdata.RunRow) schema.Estimate) pageTable {
 		pt := pageTable{heading: heading, howTo: howTo + " " + intervals, header: append(slices.Clone(lead), policies...)}
 		for _, k := range keys {
-			cells := plainCells(k.lead(t.ByClients))
+			cells := mapped(k.lead(t.ByClients), plain)
 			for _, pol := range policies {
 				i, ok := at[k][pol]
 				if !ok || t.Rows[i].Requests == 0 {

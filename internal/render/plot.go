@@ -101,9 +101,6 @@ func NewPlotOptions(path string, page bool, swept int, logY, linearY, ownScales 
 
 // PlotSweep draws s.Metric: a line a strategy for one swept parameter, heat maps for two.
 func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
-	if err := CheckPlotPath("plot" + ext); err != nil {
-		return err
-	}
 	switch len(s.Swept) {
 	case 1:
 		f, err := linePlot(s, opts.Y)
@@ -113,7 +110,7 @@ func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
 		return f.encode(w, ext, 0, 1)
 	case 2:
 		f := newHeatFigure(s, opts.OwnScales)
-		return f.encode(w, ext, 0, len(f.panels), true)
+		return f.encode(w, ext, 0, len(f.panels))
 	}
 	return fmt.Errorf("a plot needs one or two swept parameters; this sweep has %d", len(s.Swept))
 }
@@ -276,9 +273,7 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 			e := s.Metric.Estimate(&row.Counters, row.NoRepeats)
 			c.xs, c.vs = append(c.xs, s.Rows[i].At(axis)), append(c.vs, mul*e.Value)
 			c.los, c.his = append(c.los, mul*e.Lo), append(c.his, mul*e.Hi)
-			if !slices.Contains(xs, s.Rows[i].At(axis)) {
-				xs = append(xs, s.Rows[i].At(axis))
-			}
+			xs = appendNew(xs, s.Rows[i].At(axis))
 		}
 	}
 	slices.Sort(xs)
@@ -327,12 +322,6 @@ func (g grid) Dims() (c, r int)   { return g.cols, g.rows }
 func (g grid) Z(c, r int) float64 { return g.z[r*g.cols+c] }
 func (g grid) X(c int) float64    { return float64(c) }
 func (g grid) Y(r int) float64    { return float64(r) }
-
-// panel is one strategy's heat map: values at each (x, y) index pair.
-type panel struct {
-	xs, ys []float64
-	v      [][]float64 // [x][y]
-}
 
 // colourScale maps values to a colour coordinate, log10 on a log scale.
 type colourScale struct {
@@ -392,8 +381,10 @@ func (cs colourScale) Ticks(lo, hi float64) []plot.Tick {
 
 // heatFigure is a sweep's heat maps: a panel and colour scale a strategy.
 type heatFigure struct {
-	s       stats.Sweep
-	panels  []panel
+	s stats.Sweep
+	// xs and ys are the swept values; panels[k][i][j] strategy k's value at xs[i] and ys[j].
+	xs, ys  []float64
+	panels  [][][]float64
 	scales  []colourScale
 	heading string
 }
@@ -409,30 +400,26 @@ func newHeatFigure(s stats.Sweep, ownScales bool) heatFigure {
 	mul, unit := metricUnit(s.Metric)
 	var xs, ys []float64
 	for _, r := range s.Rows {
-		if !slices.Contains(xs, r.At(ax)) {
-			xs = append(xs, r.At(ax))
-		}
-		if !slices.Contains(ys, r.At(ay)) {
-			ys = append(ys, r.At(ay))
-		}
+		xs = appendNew(xs, r.At(ax))
+		ys = appendNew(ys, r.At(ay))
 	}
 	slices.Sort(xs)
 	slices.Sort(ys)
 	per, row := len(s.Strategies), new(stats.Row)
-	f := heatFigure{s: s, panels: make([]panel, per), scales: make([]colourScale, per),
+	f := heatFigure{s: s, xs: xs, ys: ys, panels: make([][][]float64, per), scales: make([]colourScale, per),
 		heading: fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), s.AxisList()[ax].Name, s.AxisList()[ay].Name, subtitle(s))}
 	var everything []float64
 	for k := range f.panels {
-		f.panels[k] = panel{xs: xs, ys: ys, v: make([][]float64, len(xs))}
+		f.panels[k] = make([][]float64, len(xs))
 		for i := range xs {
-			f.panels[k].v[i] = make([]float64, len(ys))
+			f.panels[k][i] = make([]float64, len(ys))
 		}
 		var values []float64
 		for i := k; i < len(s.Rows); i += per {
 			r := &s.Rows[i]
 			r.Fill(row)
 			v := mul * s.Metric.Estimate(&row.Counters, row.NoRepeats).Value
-			f.panels[k].v[slices.Index(xs, r.At(ax))][slices.Index(ys, r.At(ay))] = v
+			f.panels[k][slices.Index(xs, r.At(ax))][slices.Index(ys, r.At(ay))] = v
 			values = append(values, v)
 		}
 		everything = append(everything, values...)
@@ -449,21 +436,14 @@ func newHeatFigure(s stats.Sweep, ownScales bool) heatFigure {
 // heatPanels draws each strategy's panel as a picture of its own.
 func heatPanels(s stats.Sweep, ext string, ownScales bool) ([][]byte, error) {
 	f := newHeatFigure(s, ownScales)
-	var pics [][]byte
-	for k := range f.panels {
-		var b bytes.Buffer
-		if err := f.encode(&b, ext, k, k+1, k == 0); err != nil {
-			return nil, err
-		}
-		pics = append(pics, b.Bytes())
-	}
-	return pics, nil
+	return pictures(len(f.panels), func(w io.Writer, k int) error { return f.encode(w, ext, k, k+1) })
 }
 
-// encode draws panels [from, to), under the heading when head is set.
-func (f heatFigure) encode(w io.Writer, ext string, from, to int, head bool) error {
+// encode draws panels [from, to), under the heading when from is 0.
+func (f heatFigure) encode(w io.Writer, ext string, from, to int) error {
 	width, height := 20*vg.Centimeter, vg.Length(to-from)*heatPanelHeight
 	top := vg.Length(0)
+	head := from == 0
 	if head {
 		top = heatHeadHeight
 		height += top
@@ -485,7 +465,7 @@ func (f heatFigure) encode(w io.Writer, ext string, from, to int, head bool) err
 // drawPanel draws strategy k's heat map and its colour bar, the same height.
 func (f heatFigure) drawPanel(c draw.Canvas, k int) {
 	cs := f.scales[k]
-	heat, bar := heatPanel(f.s, k, f.panels[k], cs), colourBar(cs)
+	heat, bar := f.heatPanel(k), colourBar(cs)
 	area := draw.Crop(c, vg.Centimeter/4, -4*vg.Centimeter, vg.Centimeter/4, -vg.Centimeter/4)
 	heat.Draw(area)
 	want := heat.DataCanvas(area)
@@ -510,11 +490,13 @@ func heatPalette(cs colourScale) palette.ColorMap {
 	return pal
 }
 
-func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
-	ax, ay := s.AxisList()[s.Swept[0]], s.AxisList()[s.Swept[1]]
+// heatPanel is strategy k's heat map, in its colour scale.
+func (f heatFigure) heatPanel(k int) *plot.Plot {
+	ax, ay := f.s.AxisList()[f.s.Swept[0]], f.s.AxisList()[f.s.Swept[1]]
+	cs := f.scales[k]
 	pal := heatPalette(cs)
-	p := heatPlot(fmt.Sprintf("%s (%s)", strategyLabels(s)[k], cs.note), len(pn.xs), len(pn.ys), pal, true, func(c, r int) (float64, string, color.Color) {
-		v := pn.v[c][r]
+	p := heatPlot(fmt.Sprintf("%s (%s)", strategyLabels(f.s)[k], cs.note), len(f.xs), len(f.ys), pal, true, func(c, r int) (float64, string, color.Color) {
+		v := f.panels[k][c][r]
 		switch {
 		case math.IsNaN(v): // no job to take the time of: an empty cell
 			return cs.coord(v), "-", color.Black
@@ -524,8 +506,8 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 		return cs.coord(v), sigDigits(v, 2) + cs.unit, inkOn(pal, math.Min(math.Max(cs.coord(v), cs.lo), cs.hi))
 	})
 	p.X.Label.Text, p.Y.Label.Text = ax.Label, ay.Label
-	p.X.Tick.Marker = valueTicks(pn.xs, func(v float64) string { return axisValue(ax, v) }, true)
-	p.Y.Tick.Marker = valueTicks(pn.ys, func(v float64) string { return axisValue(ay, v) }, true)
+	p.X.Tick.Marker = valueTicks(f.xs, func(v float64) string { return axisValue(ax, v) }, true)
+	p.Y.Tick.Marker = valueTicks(f.ys, func(v float64) string { return axisValue(ay, v) }, true)
 	return p
 }
 
@@ -650,30 +632,8 @@ func (blank) Thumbnail(*draw.Canvas) {}
 // log axis (from floor) values <= 0 are left out; empty ends the legend of a curve with none.
 func addCurves(p *plot.Plot, curves []curve, logY bool, floor, radius float64, empty string) error {
 	for k, c := range curves {
-		same, later := -1, 0
-		for j := range curves {
-			switch {
-			case j < k && same < 0 && curves[j].series.equal(c.series):
-				same = j
-			case j > k && curves[j].series.equal(c.series):
-				later++
-			}
-		}
-		var pts errorPoints
-		for i, v := range c.vs {
-			if logY && v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) { // a time of no job, or past the histogram
-				continue
-			}
-			lo, hi := c.los[i], c.his[i]
-			if math.IsNaN(lo) || math.IsNaN(hi) { // no interval
-				lo, hi = v, v
-			}
-			if logY {
-				lo = math.Max(lo, floor)
-			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: c.xs[i], Y: v})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
-		}
+		same, later := twins(curves, k, func(a, b curve) bool { return a.series.equal(b.series) })
+		pts := c.points(logY, floor)
 		label := c.label
 		if same >= 0 {
 			label += " (same as " + curves[same].label + ")"
@@ -693,6 +653,41 @@ func addCurves(p *plot.Plot, curves []curve, logY bool, floor, radius float64, e
 	return nil
 }
 
+// twins are, of items, the first before item k equal to it (-1 for none) and how many after it are.
+func twins[T any](items []T, k int, equal func(a, b T) bool) (first, later int) {
+	first = -1
+	for j := range items {
+		switch {
+		case j < k && first < 0 && equal(items[j], items[k]):
+			first = j
+		case j > k && equal(items[j], items[k]):
+			later++
+		}
+	}
+	return first, later
+}
+
+// points are a's estimates with their 95% intervals as error bars; NaN and
+// infinite values are left out, and on a log axis (from floor) values <= 0.
+func (a series) points(logY bool, floor float64) errorPoints {
+	var pts errorPoints
+	for i, v := range a.vs {
+		if logY && v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) { // a time of no job, or past the histogram
+			continue
+		}
+		lo, hi := a.los[i], a.his[i]
+		if math.IsNaN(lo) || math.IsNaN(hi) { // no interval
+			lo, hi = v, v
+		}
+		if logY {
+			lo = math.Max(lo, floor)
+		}
+		pts.XYs = append(pts.XYs, plotter.XY{X: a.xs[i], Y: v})
+		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
+	}
+	return pts
+}
+
 // addSeries draws one series with its error bars, wider when later series equal it.
 func addSeries(p *plot.Plot, pts errorPoints, k, later int, radius float64, label string) error {
 	line, points, err := plotter.NewLinePoints(pts.XYs)
@@ -705,7 +700,9 @@ func addSeries(p *plot.Plot, pts errorPoints, k, later int, radius float64, labe
 	}
 	col := lineColour(k)
 	line.Color, points.Color, bars.Color = col, col, col
-	line.Dashes = lineDashes(k)
+	if k >= 6 { // solid up to six series, plotutil's dashes after
+		line.Dashes = plotutil.Dashes(k - 5)
+	}
 	line.Width = vg.Points(1 + 1.5*float64(later))
 	points.Shape = plotutil.Shape(k)
 	points.Radius = vg.Points(radius + 2*float64(later))

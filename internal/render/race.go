@@ -28,10 +28,7 @@ func simRate(x, n int64, lo, hi float64) string {
 
 // raceFields flattens a mode for csv and json, with the comparison when asked.
 func raceFields(r raceresult.Row) []field {
-	codes := make([]string, len(r.RefusedCodes))
-	for i, c := range r.RefusedCodes {
-		codes[i] = strconv.Itoa(c)
-	}
+	codes := mapped(r.RefusedCodes, strconv.Itoa)
 	f := []field{
 		{"mode", r.Mode}, {"races", r.Races}, {"double_charged", r.DoubleCharged}, {"lost", r.Lost},
 		{"busy_retries", r.BusyRetries}, {"deliveries", r.Deliveries}, {"crashes", r.Crashes},
@@ -76,13 +73,4 @@ func writeRaceTable(w io.Writer, title string, rows []raceresult.Row, st tableSt
 		t.Append(cells)
 	}
 	return writeTitled(w, st, title, t, "")
-}
-
-// raceRows flattens the modes for csv and json.
-func raceRows(rows []raceresult.Row) [][]field {
-	all := make([][]field, len(rows))
-	for i, r := range rows {
-		all[i] = raceFields(r)
-	}
-	return all
 }

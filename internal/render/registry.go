@@ -70,15 +70,17 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	report: writeCSV,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepCSV(w, s) },
 	cases:  func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
-	race:   func(w io.Writer, _ string, rows []raceresult.Row) error { return writeFields(w, raceRows(rows)) },
-	runs:   Runs.csv,
+	race: func(w io.Writer, _ string, rows []raceresult.Row) error {
+		return writeFields(w, fieldRows(rows, raceFields)())
+	},
+	runs: Runs.csv,
 }, {
 	name: "json", raw: true,
 	report: reportjson.WriteReport,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepJSON(w, s) },
 	cases:  func(w io.Writer, c stats.Cases) error { return titledRows(w, c.Title, casesFields(c)) },
 	race: func(w io.Writer, title string, rows []raceresult.Row) error {
-		return titledRows(w, title, raceRows(rows))
+		return titledRows(w, title, fieldRows(rows, raceFields)())
 	},
 	runs: Runs.json,
 }, {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -317,11 +318,9 @@ func writeFieldRows(w io.Writer, n int, row func(int) []field) error {
 
 // object writes fields as one JSON object, keys in order (reportjson.Object).
 func object(fields []field) (json.RawMessage, error) {
-	f := make([]reportjson.Field, len(fields))
-	for i, x := range fields {
-		f[i] = reportjson.Field{Key: x.key, Value: x.value}
-	}
-	return reportjson.Object(f)
+	return reportjson.Object(mapped(fields, func(x field) reportjson.Field {
+		return reportjson.Field{Key: x.key, Value: x.value}
+	}))
 }
 
 // estimateFields are e as name, name_lo and name_hi (null when undefined).
@@ -356,4 +355,21 @@ func titledRows(w io.Writer, title string, rows [][]field) error {
 		out.Rows = append(out.Rows, o)
 	}
 	return reportjson.WriteIndented(w, out)
+}
+
+// mapped is f of each of xs, in order.
+func mapped[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// appendNew appends v to s unless s holds it already.
+func appendNew[T comparable](s []T, v T) []T {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
 }

@@ -49,11 +49,7 @@ func writeSweepCSV(w io.Writer, s stats.Sweep) error {
 
 // sweptNames are the names of s's swept axes, in order.
 func sweptNames(s stats.Sweep) []string {
-	names := make([]string, len(s.Swept))
-	for i, a := range s.Swept {
-		names[i] = s.AxisList()[a].Name
-	}
-	return names
+	return mapped(s.Swept, func(a int) string { return s.AxisList()[a].Name })
 }
 
 // writeSweepJSON writes the sweep as indented json, one row at a time.
@@ -97,11 +93,9 @@ func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 	return b.Flush()
 }
 
-// sig formats x as sweepValue does, less trailing zeros; "-" for NaN.
-func sig(x float64) string { return trimZeros(sweepValue.number(x)) }
-
-// trimZeros drops the zeros that end a number's decimals, then a bare point.
-func trimZeros(s string) string {
+// sig formats x as sweepValue does, less the zeros that end its decimals, then a bare point; "-" for NaN.
+func sig(x float64) string {
+	s := sweepValue.number(x)
 	if !strings.Contains(s, ".") {
 		return s
 	}
@@ -121,11 +115,6 @@ func metricText(m stats.Metric, e schema.Estimate, ci bool) string {
 	return text
 }
 
-// isPercent reports whether m is a share, shown in percent by tables and plots.
-func isPercent(m stats.Metric) bool {
-	return strings.HasSuffix(m.Name, "_rate") || m.Name == "succeeded" || m.Name == "lost_work"
-}
-
 // hasInterval reports whether m's estimates have an interval (Lo is not NaN).
 func hasInterval(m stats.Metric) bool {
 	return !math.IsNaN(m.Estimate(&stats.Counters{Jobs: 1}, false).Lo)
@@ -137,7 +126,7 @@ func isSeconds(m stats.Metric) bool { return strings.Contains(m.Name, "completio
 // metricUnit is what m's values are multiplied by and followed with for people.
 func metricUnit(m stats.Metric) (float64, string) {
 	switch {
-	case isPercent(m):
+	case strings.HasSuffix(m.Name, "_rate") || m.Name == "succeeded" || m.Name == "lost_work": // a share
 		return 100, "%"
 	case isSeconds(m):
 		return 1, " s"

@@ -79,14 +79,11 @@ func writeTitled(w io.Writer, st tableStyle, title string, t *table, caption str
 	if err := t.Render(); err != nil || caption == "" {
 		return err
 	}
-	_, err := fmt.Fprintln(w, tableCaption(caption, st))
-	return err
-}
-
-// tableCaption is a note under a table, its own paragraph or wrapped to the width.
-func tableCaption(text string, st tableStyle) string {
+	// the caption is its own paragraph in markdown, else wrapped to the width
+	text := strings.Join(wrapWords(Escaped(caption), st.width), "\n")
 	if st.markdown {
-		return "\n" + markdownText(text)
+		text = "\n" + markdownText(caption)
 	}
-	return strings.Join(wrapWords(Escaped(text), st.width), "\n")
+	_, err := fmt.Fprintln(w, text)
+	return err
 }

@@ -137,11 +137,7 @@ func (pn TunePanel) stack() (stack, error) {
 		values = append(values, pn.Bound)
 	}
 	logY := spansDecades(values)
-	p := plot.New()
-	p.Title.Text = pn.Title
-	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text, p.Y.Label.Text = pn.X, pn.Y
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p := newPanel(pn.Title, pn.X, pn.Y, 10)
 	if len(pn.XValues) <= 12 {
 		var ticks plot.ConstantTicks
 		for i, x := range pn.XValues {
@@ -149,14 +145,7 @@ func (pn TunePanel) stack() (stack, error) {
 		}
 		p.X.Tick.Marker = ticks
 	}
-	var floor float64
-	if logY {
-		floor = decadeFloor(values)
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{}
-	} else {
-		p.Y.Tick.Marker = unitTicks{}
-	}
+	floor := yScale(p, logY, values, "")
 	for _, b := range pn.Bands {
 		p.Add(window{from: b[0], to: b[1]})
 	}
@@ -170,38 +159,24 @@ func (pn TunePanel) stack() (stack, error) {
 	}
 	p.Add(plotter.NewGrid())
 	var zeros []string // the settings of values a log axis cannot place
+	lines := make([]series, len(pn.Series))
 	for k, s := range pn.Series {
-		var pts errorPoints
+		lines[k] = series{s.X, s.V, s.Lo, s.Hi}
 		for i, v := range s.V {
-			if math.IsNaN(v) || math.IsInf(v, 0) || logY && v <= 0 {
-				if j := slices.Index(pn.XValues, s.X[i]); v == 0 && j >= 0 {
-					zeros = append(zeros, pn.Ticks[j])
-				}
-				continue
+			if j := slices.Index(pn.XValues, s.X[i]); logY && v == 0 && j >= 0 {
+				zeros = append(zeros, pn.Ticks[j])
 			}
-			lo, hi := s.Lo[i], s.Hi[i]
-			if math.IsNaN(lo) || math.IsNaN(hi) {
-				lo, hi = v, v
-			}
-			if logY {
-				lo = math.Max(lo, floor)
-			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: s.X[i], Y: v})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
 		}
+	}
+	for k, s := range pn.Series {
+		pts := lines[k].points(logY, floor)
 		if len(pts.XYs) == 0 {
 			p.Legend.Add(s.Label+": no value to draw", blank{})
 			continue
 		}
 		// Candidates with the same figures share a line, as in linePlot.
-		same, later, label := -1, 0, s.Label
-		for j, o := range pn.Series {
-			if eq := (series{s.X, s.V, s.Lo, s.Hi}).equal(series{o.X, o.V, o.Lo, o.Hi}); eq && j < k && same < 0 {
-				same = j
-			} else if eq && j > k {
-				later++
-			}
-		}
+		same, later := twins(lines, k, series.equal)
+		label := s.Label
 		if same >= 0 {
 			label += " (same as " + pn.Series[same].Label + ")"
 		}

@@ -151,7 +151,7 @@ func (r WorkersReport) report() kindReport[fleetdata.WorkersRow] {
 				})
 				return []field{{"steps", steps}}, err
 			})
-		}, series: pointRows(r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) }), page: r.html}
+		}, series: fieldRows(r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) }), page: r.html}
 }
 
 // workersJobsColumns is how many columns the page's first table holds, to fit the page.

@@ -49,9 +49,7 @@ func workersPanels(r WorkersReport) []workersPanel {
 	var deps []string // every run's dependencies, in the order they first come
 	for _, g := range r.Graphs {
 		for _, d := range r.runDeps(g.Name) {
-			if !slices.Contains(deps, d) {
-				deps = append(deps, d)
-			}
+			deps = appendNew(deps, d)
 		}
 	}
 	for _, d := range deps {
@@ -138,7 +136,8 @@ func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.Wo
 	slices.Sort(values)
 	top := values[len(values)-1]
 	zero := 0.0 // where 0 is drawn: the axis' foot
-	if spiky(values) {
+	// Spiky values, the top over ten times the 95th percentile, go on a log axis.
+	if top > 0 && top > 10*values[(len(values)-1)*95/100] {
 		least := values[slices.IndexFunc(values, func(v float64) bool { return v > 0 })]
 		zero = decadeFloor([]float64{least}) / 10
 		p.Y.Scale = plot.LogScale{}
@@ -211,12 +210,6 @@ func runDashes(k int) []vg.Length {
 		return []vg.Length{vg.Points(1.5), vg.Points(2)}
 	}
 	return plotutil.Dashes(k)
-}
-
-// spiky reports whether the top of sorted is over ten times its 95th percentile.
-func spiky(sorted []float64) bool {
-	top := sorted[len(sorted)-1]
-	return top > 0 && top > 10*sorted[(len(sorted)-1)*95/100]
 }
 
 // zeroLogTicks label a log axis whose foot stands for 0.
