@@ -243,13 +243,11 @@ func ReadAll(paths []string) ([]Shard, error) {
 }
 
 // Gather is the n items of a run, each checked by check, from its shards,
-// named by names.
+// named by names, each of n items (as ReadAll holds them to the first, and
+// merge the first to the run).
 func Gather[T any](n int, noun string, names []string, shards []Shard, check func(k int, item *T) error) ([]T, error) {
 	all := make([]T, n)
 	for i, sh := range shards {
-		if sh.Items != n {
-			return nil, fmt.Errorf("%s holds a slice of %d %s; the run has %d", names[i], sh.Items, noun, n)
-		}
 		slice, err := Decode[T](names[i], sh, noun)
 		if err != nil {
 			return nil, err
