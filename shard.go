@@ -263,9 +263,7 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 	rep := e.newReport()
 	params := jsonDiff(sh.Params, shardParams(rep.params), "")
 	switch {
-	case sh.Format != stats.ShardFormat:
-		return fmt.Errorf("retrysim_shard: %d is not a shard format this retrysim reads (%d)", sh.Format, stats.ShardFormat)
-	case params != "":
+	case params != "": // a shard is read (ReadShard) or run (Shard) in this retrysim's format
 		return fmt.Errorf("not a shard of this experiment: %s", params)
 	case len(sh.Rows) != len(rep.Rows):
 		return fmt.Errorf("rows: %d, but the experiment has %d strategies", len(sh.Rows), len(rep.Rows))
