@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"reflect"
@@ -31,6 +30,7 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
@@ -534,28 +534,15 @@ func Load(path string) (Loaded, error) {
 
 // fileError is err, from the file system, as an Error about the file.
 func fileError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return &Error{File: path, Msg: err.Error()}
+	return &Error{File: path, Msg: outfile.UnwrapPath(err).Error()}
 }
-
-// kinds name the file types Load refuses.
-var kinds = []struct {
-	mode fs.FileMode
-	name string
-}{{fs.ModeDir, "a directory"}, {fs.ModeNamedPipe, "a FIFO"}, {fs.ModeSocket, "a socket"}, {fs.ModeDevice, "a device"}}
 
 // checkFile refuses anything but a regular file of at most MaxFileSize.
 func checkFile(path string, st os.FileInfo) error {
 	if !st.Mode().IsRegular() {
 		kind := "not a regular file"
-		for _, k := range kinds {
-			if st.Mode()&k.mode != 0 {
-				kind = k.name + ", not a regular file"
-				break
-			}
+		if k := outfile.Kind(st.Mode()); k != "" {
+			kind = k + ", " + kind
 		}
 		return &Error{File: path, Msg: kind}
 	}

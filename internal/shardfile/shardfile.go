@@ -8,6 +8,7 @@ package shardfile
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/json"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/sim"
 )
@@ -161,28 +163,13 @@ func Open(path string) (*os.File, error) {
 	}
 	info, err := f.Stat()
 	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("%s: not a regular file (%s), which a shard is", path, fileKind(info.Mode()))
+		err = fmt.Errorf("%s: not a regular file (%s), which a shard is", path, cmp.Or(outfile.Kind(info.Mode()), info.Mode().Type().String()))
 	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
-}
-
-// fileKind names what a file that is not a regular one is.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
 }
 
 // Read reads the shard file at path strictly, at most MaxBytes, its header checked.
