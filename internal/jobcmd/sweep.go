@@ -124,10 +124,8 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 	if err != nil {
 		return r, err
 	}
-	strategies, err := api.ParseStrategies(r.strategies, int(axes[2].Default)) // the attempts axis sets theirs
-	if err != nil {
-		return r, flagval.LibraryError(err)
-	}
+	// -strategies has checked each; the attempts axis sets their attempts.
+	strategies, _ := api.ParseStrategies(r.strategies, int(axes[2].Default))
 	sw := api.Sweep{Experiment: api.Experiment{Strategies: strategies, Seed: uint64(r.Seed), Generator: r.rng.V,
 		Engine: r.engine.String(), Replicates: r.Replicates.V, Workers: r.Workers.V, Delivery: q,
 		Progress: outfile.Progress(stderr, "sweep")}, Metric: metric.V}
