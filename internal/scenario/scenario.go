@@ -590,14 +590,9 @@ func Parse(name string, data []byte) (Loaded, error) {
 	if f.Queue == nil && valueOf(top, "queue") != top {
 		f.Queue = &queueFile{} // an empty queue: section turns the model on, with its defaults
 	}
-	out := Loaded{file: name}
+	out := Loaded{file: name, fleetLine: lineOf(top, "fleet"), graphLine: lineOf(top, "graph")} // read only when the file has the section
 	for i := 0; top.Kind == yaml.MappingNode && i+1 < len(top.Content); i += 2 {
-		k := top.Content[i]
-		if k.Value == "fleet" {
-			out.fleetLine = k.Line
-		} else if k.Value == "graph" {
-			out.graphLine = k.Line
-		} else if out.jobKey == "" && slices.Contains(jobKeys, k.Value) {
+		if k := top.Content[i]; out.jobKey == "" && slices.Contains(jobKeys, k.Value) {
 			out.jobKey, out.jobLine = k.Value, k.Line
 		}
 	}
