@@ -435,11 +435,8 @@ func (e Experiment) params() stats.Params {
 			par.OwnStrategies = true
 		}
 	}
-	for _, st := range sc.Steps {
-		if st.CanLoseReply {
-			par.LossyStep, par.LostReply = st.Name, st.LostReply
-			break
-		}
+	if i := slices.IndexFunc(sc.Steps, func(st provider.Step) bool { return st.CanLoseReply }); i >= 0 {
+		par.LossyStep, par.LostReply = sc.Steps[i].Name, sc.Steps[i].LostReply
 	}
 	for _, st := range sc.Steps {
 		if st.Retry != (provider.StepRetry{}) {
@@ -461,10 +458,8 @@ func (e Experiment) params() stats.Params {
 		latency := "no time"
 		if len(sc.Steps) > 0 {
 			latency = sc.Steps[0].Latency.String()
-			for _, st := range sc.Steps[1:] {
-				if st.Latency != sc.Steps[0].Latency {
-					latency = "per-step times"
-				}
+			if slices.ContainsFunc(sc.Steps, func(st provider.Step) bool { return st.Latency != sc.Steps[0].Latency }) {
+				latency = "per-step times"
 			}
 		}
 		par.Model = "delivery"
