@@ -49,10 +49,7 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 	}
 	run := func(ctx context.Context, lo, hi int) ([]jobapi.SweepPoint, error) {
 		points, err := jobapi.RunSweepPoints(ctx, sw, lo, hi)
-		if err != nil {
-			return nil, flagval.LibraryError(err, r.byName...)
-		}
-		return points, nil
+		return points, flagval.LibraryError(err, r.byName...) // nil for nil
 	}
 	finish := func(ctx context.Context, points []jobapi.SweepPoint) error {
 		s, err := jobapi.SweepOf(sw, points)
