@@ -262,9 +262,6 @@ func (s Sweep) plan() (plan, error) {
 		}
 		return plan{}, &schema.FieldError{Field: strings.Join(names, " x "), Fields: names, Msg: fmt.Sprintf("%s = %v", strings.Join(lens, " x "), err)}
 	}
-	if len(s.Experiment.Strategies) == 0 {
-		return plan{}, fieldErr("strategies", "none given")
-	}
 	if rows := len(points) * len(s.Experiment.Strategies); rows > sweep.MaxRows {
 		return plan{}, fieldErr("strategies", "%d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(s.Experiment.Strategies), rows, sweep.MaxRows)
 	}
