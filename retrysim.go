@@ -10,6 +10,7 @@
 package retrysim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -80,10 +81,7 @@ func fieldErr(field, format string, args ...any) error {
 
 // generator is the Experiment's generator, pcg by default.
 func (e Experiment) generator() (rng.Generator, error) {
-	name := e.Generator
-	if name == "" {
-		name = rng.PCGGenerator().Name
-	}
+	name := cmp.Or(e.Generator, rng.PCGGenerator().Name)
 	g, ok := rng.Lookup(name)
 	if !ok {
 		return g, fieldErr("generator", "unknown generator %q (want one of %s)", name, rng.Names())
@@ -93,10 +91,7 @@ func (e Experiment) generator() (rng.Generator, error) {
 
 // engine is the Experiment's engine, auto by default.
 func (e Experiment) engine() (sim.Engine, error) {
-	if e.Engine == "" {
-		return sim.Auto, nil
-	}
-	en, err := sim.ParseEngine(e.Engine)
+	en, err := sim.ParseEngine(cmp.Or(e.Engine, sim.Auto.String()))
 	if err != nil {
 		return en, &schema.FieldError{Field: "engine", Msg: err.Error()}
 	}
@@ -413,7 +408,7 @@ func (e Experiment) params() stats.Params {
 	par := stats.Params{
 		Scenario:   sc.Name,
 		File:       e.scenarioFile,
-		Noun:       sc.Noun,
+		Noun:       cmp.Or(sc.Noun, "jobs"), // as a scenario file's
 		Steps:      len(sc.Steps),
 		Jobs:       e.Jobs,
 		RNG:        g.Name,
@@ -442,9 +437,6 @@ func (e Experiment) params() stats.Params {
 		if st.Retry != (provider.StepRetry{}) {
 			par.Policies = append(par.Policies, stepParams(st).Policy())
 		}
-	}
-	if par.Noun == "" {
-		par.Noun = "jobs" // as a scenario file's
 	}
 	if e.scenarioFile != "" || ownRates(sc) {
 		par.PFail, par.LostReply = 0, 0

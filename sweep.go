@@ -1,6 +1,7 @@
 package retrysim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -298,11 +299,7 @@ func (s Sweep) plan() (plan, error) {
 		}
 	}
 	par := e.params()
-	metric := s.Metric
-	if metric == "" {
-		metric = "failed_rate"
-	}
-	m, err := stats.LookupSweepMetric(metric, par.Watched, e.Delivery != nil)
+	m, err := stats.LookupSweepMetric(cmp.Or(s.Metric, "failed_rate"), par.Watched, e.Delivery != nil)
 	if err != nil {
 		return plan{}, fieldErr("metric", "%v", err)
 	}
