@@ -216,10 +216,7 @@ func (s Sweep) attempts() int {
 			n = max(n, r.Attempts)
 		}
 	}
-	if n == 0 {
-		return int(jobapi.SweepDefault(2))
-	}
-	return n
+	return cmp.Or(n, int(jobapi.SweepDefault(2)))
 }
 
 // plan is a sweep checked and ready to run, a configuration a point and replicate.
