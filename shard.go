@@ -332,14 +332,9 @@ func firstDiff(a, b any, path string) string {
 		if !ok {
 			break
 		}
-		keys := slices.Collect(maps.Keys(x))
-		for k := range y {
-			if _, ok := x[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		both := maps.Clone(x)
+		maps.Copy(both, y) // for its keys, those of x and y
+		for _, k := range slices.Sorted(maps.Keys(both)) {
 			va, inA := x[k]
 			vb, inB := y[k]
 			switch {
