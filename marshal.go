@@ -88,13 +88,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 			return fmt.Errorf("watched: %w", err)
 		}
 		for k, w := range p.Watched {
-			p.Watched[k].Step = -1
-			for i, st := range *p.StepList {
-				if st.Name == w.Name {
-					p.Watched[k].Step = i
-					break
-				}
-			}
+			p.Watched[k].Step = slices.IndexFunc(*p.StepList, func(st stats.StepParams) bool { return st.Name == w.Name })
 			if p.Watched[k].Step < 0 {
 				return fmt.Errorf("watched[%d]: no step is named %q", k, w.Name)
 			}
