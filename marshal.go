@@ -88,13 +88,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 			return fmt.Errorf("watched: %w", err)
 		}
 		for k, w := range p.Watched {
-			p.Watched[k].Step = -1
-			for i, st := range *p.StepList {
-				if st.Name == w.Name {
-					p.Watched[k].Step = i
-					break
-				}
-			}
+			p.Watched[k].Step = slices.IndexFunc(*p.StepList, func(st stats.StepParams) bool { return st.Name == w.Name })
 			if p.Watched[k].Step < 0 {
 				return fmt.Errorf("watched[%d]: no step is named %q", k, w.Name)
 			}
@@ -173,21 +167,19 @@ func rowOf(fields map[string]json.RawMessage) (Row, error) {
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(fields)) {
-		raw := fields[key]
-		var step int
-		var dst *stats.StepCounts
-		switch {
-		case strings.HasPrefix(key, "duplicate_users_step_"):
-			step, dst = atoiAfter(key, "duplicate_users_step_"), &c.TwiceByStep
-		case strings.HasPrefix(key, "repeated_step_"):
-			step, dst = atoiAfter(key, "repeated_step_"), &c.RepeatedByStep
-		default:
-			continue
+		dst := &c.TwiceByStep
+		rest, ok := strings.CutPrefix(key, "duplicate_users_step_")
+		if !ok {
+			dst = &c.RepeatedByStep
+			if rest, ok = strings.CutPrefix(key, "repeated_step_"); !ok {
+				continue
+			}
 		}
-		if step < 1 || step > stats.MaxSteps {
+		step, err := strconv.Atoi(rest)
+		if err != nil || step < 1 || step > stats.MaxSteps {
 			return Row{}, fmt.Errorf("%s: no such step", key)
 		}
-		if err := json.Unmarshal(raw, &dst[step-1]); err != nil {
+		if err := json.Unmarshal(fields[key], &dst[step-1]); err != nil {
 			return Row{}, fmt.Errorf("%s: %w", key, err)
 		}
 	}
@@ -200,12 +192,4 @@ func rowOf(fields map[string]json.RawMessage) (Row, error) {
 	}
 	row.noRepeats = hi != nil && *hi == 0 && c.Jobs > 0
 	return row, nil
-}
-
-func atoiAfter(key, prefix string) int {
-	n, err := strconv.Atoi(strings.TrimPrefix(key, prefix))
-	if err != nil {
-		return 0
-	}
-	return n
 }

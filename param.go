@@ -195,23 +195,29 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 
 // check refuses v outside the field's bounds; rules between settings are the queue's Check's.
 func (f field) check(v any) error {
-	var x float64
+	if l, ok := v.(provider.Latency); ok {
+		return scenariocheck.Latency(l)
+	}
+	if x, ok := number(v); ok && f.spec != nil {
+		return f.spec.Check(x)
+	}
+	return nil
+}
+
+// number is v, a setting's value, in a sweep's units (a time in seconds, a latency's median), and
+// whether it is a number.
+func number(v any) (float64, bool) {
 	switch v := v.(type) {
-	case provider.Latency:
-		return scenariocheck.Latency(v)
 	case float64:
-		x = v
+		return v, true
 	case int:
-		x = float64(v)
+		return float64(v), true
 	case time.Duration:
-		x = v.Seconds()
-	default:
-		return nil
+		return v.Seconds(), true
+	case provider.Latency:
+		return v.Median.Seconds(), true
 	}
-	if f.spec == nil {
-		return nil
-	}
-	return f.spec.Check(x)
+	return 0, false
 }
 
 // lookupField is the field a setting names: the steps it sets in sc, or whether it is the queue's;

@@ -10,6 +10,7 @@
 package retrysim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -80,10 +81,7 @@ func fieldErr(field, format string, args ...any) error {
 
 // generator is the Experiment's generator, pcg by default.
 func (e Experiment) generator() (rng.Generator, error) {
-	name := e.Generator
-	if name == "" {
-		name = rng.PCGGenerator().Name
-	}
+	name := cmp.Or(e.Generator, rng.PCGGenerator().Name)
 	g, ok := rng.Lookup(name)
 	if !ok {
 		return g, fieldErr("generator", "unknown generator %q (want one of %s)", name, rng.Names())
@@ -93,10 +91,7 @@ func (e Experiment) generator() (rng.Generator, error) {
 
 // engine is the Experiment's engine, auto by default.
 func (e Experiment) engine() (sim.Engine, error) {
-	if e.Engine == "" {
-		return sim.Auto, nil
-	}
-	en, err := sim.ParseEngine(e.Engine)
+	en, err := sim.ParseEngine(cmp.Or(e.Engine, sim.Auto.String()))
 	if err != nil {
 		return en, &schema.FieldError{Field: "engine", Msg: err.Error()}
 	}
@@ -413,7 +408,7 @@ func (e Experiment) params() stats.Params {
 	par := stats.Params{
 		Scenario:   sc.Name,
 		File:       e.scenarioFile,
-		Noun:       sc.Noun,
+		Noun:       cmp.Or(sc.Noun, "jobs"), // as a scenario file's
 		Steps:      len(sc.Steps),
 		Jobs:       e.Jobs,
 		RNG:        g.Name,
@@ -435,19 +430,13 @@ func (e Experiment) params() stats.Params {
 			par.OwnStrategies = true
 		}
 	}
-	for _, st := range sc.Steps {
-		if st.CanLoseReply {
-			par.LossyStep, par.LostReply = st.Name, st.LostReply
-			break
-		}
+	if i := slices.IndexFunc(sc.Steps, func(st provider.Step) bool { return st.CanLoseReply }); i >= 0 {
+		par.LossyStep, par.LostReply = sc.Steps[i].Name, sc.Steps[i].LostReply
 	}
 	for _, st := range sc.Steps {
 		if st.Retry != (provider.StepRetry{}) {
 			par.Policies = append(par.Policies, stepParams(st).Policy())
 		}
-	}
-	if par.Noun == "" {
-		par.Noun = "jobs" // as a scenario file's
 	}
 	if e.scenarioFile != "" || ownRates(sc) {
 		par.PFail, par.LostReply = 0, 0
@@ -461,10 +450,8 @@ func (e Experiment) params() stats.Params {
 		latency := "no time"
 		if len(sc.Steps) > 0 {
 			latency = sc.Steps[0].Latency.String()
-			for _, st := range sc.Steps[1:] {
-				if st.Latency != sc.Steps[0].Latency {
-					latency = "per-step times"
-				}
+			if slices.ContainsFunc(sc.Steps, func(st provider.Step) bool { return st.Latency != sc.Steps[0].Latency }) {
+				latency = "per-step times"
 			}
 		}
 		par.Model = "delivery"

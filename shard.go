@@ -233,11 +233,7 @@ func (m *Merger) Report() (Report, error) {
 		}
 		return Report{}, fmt.Errorf(what+" (%d of %d given; %s)", strings.Join(missing, ", "), len(m.seen), m.total.Count, shardfile.Tasks(idx, m.total.Count, more))
 	}
-	for i := range m.total.Rows {
-		if r := &m.total.Rows[i]; r.Jobs != m.total.Jobs {
-			return Report{}, fmt.Errorf("rows[%d]: the shards hold %d jobs but the run has %d", i, r.Jobs, m.total.Jobs)
-		}
-	}
+	// Every slice is in, each row holding its jobs (Add): the rows hold the run's.
 	var e Experiment
 	if m.exp != nil {
 		e = *m.exp
@@ -267,9 +263,7 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 	rep := e.newReport()
 	params := jsonDiff(sh.Params, shardParams(rep.params), "")
 	switch {
-	case sh.Format != stats.ShardFormat:
-		return fmt.Errorf("retrysim_shard: %d is not a shard format this retrysim reads (%d)", sh.Format, stats.ShardFormat)
-	case params != "":
+	case params != "": // a shard is read (ReadShard) or run (Shard) in this retrysim's format
 		return fmt.Errorf("not a shard of this experiment: %s", params)
 	case len(sh.Rows) != len(rep.Rows):
 		return fmt.Errorf("rows: %d, but the experiment has %d strategies", len(sh.Rows), len(rep.Rows))
@@ -338,14 +332,9 @@ func firstDiff(a, b any, path string) string {
 		if !ok {
 			break
 		}
-		keys := slices.Collect(maps.Keys(x))
-		for k := range y {
-			if _, ok := x[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		both := maps.Clone(x)
+		maps.Copy(both, y) // for its keys, those of x and y
+		for _, k := range slices.Sorted(maps.Keys(both)) {
 			va, inA := x[k]
 			vb, inB := y[k]
 			switch {

@@ -1,6 +1,7 @@
 package retrysim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -215,10 +216,7 @@ func (s Sweep) attempts() int {
 			n = max(n, r.Attempts)
 		}
 	}
-	if n == 0 {
-		return int(jobapi.SweepDefault(2))
-	}
-	return n
+	return cmp.Or(n, int(jobapi.SweepDefault(2)))
 }
 
 // plan is a sweep checked and ready to run, a configuration a point and replicate.
@@ -262,9 +260,6 @@ func (s Sweep) plan() (plan, error) {
 		}
 		return plan{}, &schema.FieldError{Field: strings.Join(names, " x "), Fields: names, Msg: fmt.Sprintf("%s = %v", strings.Join(lens, " x "), err)}
 	}
-	if len(s.Experiment.Strategies) == 0 {
-		return plan{}, fieldErr("strategies", "none given")
-	}
 	if rows := len(points) * len(s.Experiment.Strategies); rows > sweep.MaxRows {
 		return plan{}, fieldErr("strategies", "%d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(s.Experiment.Strategies), rows, sweep.MaxRows)
 	}
@@ -301,11 +296,7 @@ func (s Sweep) plan() (plan, error) {
 		}
 	}
 	par := e.params()
-	metric := s.Metric
-	if metric == "" {
-		metric = "failed_rate"
-	}
-	m, err := stats.LookupSweepMetric(metric, par.Watched, e.Delivery != nil)
+	m, err := stats.LookupSweepMetric(cmp.Or(s.Metric, "failed_rate"), par.Watched, e.Delivery != nil)
 	if err != nil {
 		return plan{}, fieldErr("metric", "%v", err)
 	}

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/stats"
-	"github.com/retrysim/retrysim/provider"
 )
 
 // shown is how outputs show the sweep's axis called name.
@@ -68,15 +66,8 @@ func (s Sweep) value(name string) (float64, error) {
 	default:
 		return 0, fieldErr(name, "%s", jobModelMsg)
 	}
-	switch v := v.(type) {
-	case float64:
-		return v, nil
-	case int:
-		return float64(v), nil
-	case time.Duration:
-		return v.Seconds(), nil
-	case provider.Latency:
-		return v.Median.Seconds(), nil
+	if x, ok := number(v); ok {
+		return x, nil
 	}
 	return 0, fmt.Errorf("retrysim: %s is a %T, which no axis takes", name, v)
 }

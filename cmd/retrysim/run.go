@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -133,11 +134,7 @@ func version() string {
 	if !ok {
 		return "unknown"
 	}
-	v := info.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	return v + " " + info.GoVersion
+	return cmp.Or(info.Main.Version, "(devel)") + " " + info.GoVersion
 }
 
 // run is the whole program: it picks the subcommand, runs it, and turns its

@@ -73,7 +73,7 @@ const outUsage = "write the output to `file` instead of stdout: a regular file i
 // fs, formatNote and outNote ending their usages.
 func (o *Output) Register(fs *flag.FlagSet, doc render.Doc, formatNote, outNote string) {
 	*o = Output{Format: NewFormat(doc), Out: outfile.File{Flag: "o"}}
-	fs.Var(&o.Format, "format", o.Format.Usage()+formatNote)
+	fs.Var(&o.Format, "format", "output `format`: "+strings.Join(render.Names(doc), ", ")+formatNote)
 	fs.StringVar(&o.Out.Path, "o", "", outUsage+outNote)
 	o.Width = Width{V: render.DefaultWidth}
 	fs.Var(&o.Width, "width", widthUsage)

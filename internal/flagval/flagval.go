@@ -183,11 +183,6 @@ func (f *Format) Set(s string) error {
 	return nil
 }
 
-// Usage is the flag's help: the formats it takes.
-func (f *Format) Usage() string {
-	return "output `format`: " + strings.Join(render.Names(f.Doc), ", ")
-}
-
 // Choice is a flag.Value that accepts one of a fixed set of names.
 type Choice struct {
 	V     string

@@ -124,12 +124,10 @@ func LibraryError(err error, byName ...string) error {
 			flags[i] = "-set " + f
 		case inScenario && len(fields) == 1:
 			flags[i], msg = "-scenario", inner+": "+msg
-		case flagged:
-			flags[i] = "-" + name
-		case strings.ContainsAny(f, "[."): // steps[STEP].FIELD, queue.FIELD
+		case !flagged && strings.ContainsAny(f, "[."): // steps[STEP].FIELD, queue.FIELD
 			flags[i] = "-set " + f
-		default: // a field of the Experiment: jobs, engine, generator
-			flags[i] = "-" + FlagOf(f)
+		default: // a setting's flag, or a field of the Experiment's (jobs, engine, generator)
+			flags[i] = "-" + name
 		}
 	}
 	return Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), msg))

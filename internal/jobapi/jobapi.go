@@ -4,6 +4,7 @@
 package jobapi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -54,10 +55,7 @@ func Watches(sc provider.Scenario) []stats.Watch {
 		if w.Step < 0 || w.Step >= len(sc.Steps) {
 			continue
 		}
-		label := w.Label
-		if label == "" {
-			label = fmt.Sprintf("Jobs with 2+ %q", sc.Steps[w.Step].Name)
-		}
+		label := cmp.Or(w.Label, fmt.Sprintf("Jobs with 2+ %q", sc.Steps[w.Step].Name))
 		ws = append(ws, stats.Watch{Step: w.Step, Name: sc.Steps[w.Step].Name, Label: label})
 	}
 	return ws

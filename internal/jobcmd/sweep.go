@@ -49,10 +49,7 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 	}
 	run := func(ctx context.Context, lo, hi int) ([]jobapi.SweepPoint, error) {
 		points, err := jobapi.RunSweepPoints(ctx, sw, lo, hi)
-		if err != nil {
-			return nil, flagval.LibraryError(err, r.byName...)
-		}
-		return points, nil
+		return points, flagval.LibraryError(err, r.byName...) // nil for nil
 	}
 	finish := func(ctx context.Context, points []jobapi.SweepPoint) error {
 		s, err := jobapi.SweepOf(sw, points)
@@ -124,10 +121,8 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 	if err != nil {
 		return r, err
 	}
-	strategies, err := api.ParseStrategies(r.strategies, int(axes[2].Default)) // the attempts axis sets theirs
-	if err != nil {
-		return r, flagval.LibraryError(err)
-	}
+	// -strategies has checked each; the attempts axis sets their attempts.
+	strategies, _ := api.ParseStrategies(r.strategies, int(axes[2].Default))
 	sw := api.Sweep{Experiment: api.Experiment{Strategies: strategies, Seed: uint64(r.Seed), Generator: r.rng.V,
 		Engine: r.engine.String(), Replicates: r.Replicates.V, Workers: r.Workers.V, Delivery: q,
 		Progress: outfile.Progress(stderr, "sweep")}, Metric: metric.V}

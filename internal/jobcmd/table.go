@@ -79,9 +79,7 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 		Generator: j.rng.V, Engine: j.engine.String(), Delivery: queue, Replicates: j.Replicates.V, Workers: j.Workers.V,
 		Progress: outfile.Progress(stderr, "retrysim")}
 	*jobapi.ScenarioFile(&e) = j.Scenario
-	if e.Strategies, err = api.ParseStrategies(j.strategies, attempts.V); err != nil {
-		return flagval.LibraryError(err)
-	}
+	e.Strategies, _ = api.ParseStrategies(j.strategies, attempts.V) // -strategies and -attempts have checked them
 	unread := flagval.UnreadFlags(jobapi.Unread(e))
 	overrides := ""
 	if file != nil {

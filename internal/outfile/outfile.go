@@ -100,20 +100,36 @@ func (o File) check() (dest, error) {
 	}
 	probe, err := os.CreateTemp(dir, "."+filepath.Base(d.path)+".*.check")
 	if err != nil {
-		return d, fmt.Errorf("-%s: cannot write in directory %s: %w", o.Flag, dir, unwrapPath(err))
+		return d, fmt.Errorf("-%s: cannot write in directory %s: %w", o.Flag, dir, UnwrapPath(err))
 	}
 	probe.Close()
 	os.Remove(probe.Name())
 	return d, nil
 }
 
-// unwrapPath is a PathError's reason, without its operation and temporary name.
-func unwrapPath(err error) error {
+// UnwrapPath is a PathError's reason, without its operation and path.
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err
+}
+
+// Kind names what a file of mode m that is not a regular one is: a
+// directory, a FIFO, a socket or a device; "" for anything else.
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return ""
 }
 
 // sameFile reports whether two checked destinations are one file, under any
@@ -242,7 +258,7 @@ func stage(path string, data []byte) (*renameio.PendingFile, error) {
 	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o666), renameio.WithExistingPermissions(),
 		renameio.WithTempDir(filepath.Dir(path)))
 	if err != nil {
-		return nil, fmt.Errorf("cannot write in directory %s: %w", filepath.Dir(path), unwrapPath(err))
+		return nil, fmt.Errorf("cannot write in directory %s: %w", filepath.Dir(path), UnwrapPath(err))
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Cleanup()

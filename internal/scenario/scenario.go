@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"reflect"
@@ -31,6 +30,7 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
@@ -435,19 +435,11 @@ var jobKeys = []string{"name", "noun", "steps", "watched", "watched_label", "que
 // CheckJob refuses, for a command that runs a job, a file that describes
 // none or has a fleet or graph section.
 func (l Loaded) CheckJob() error {
-	if l.jobKey == "" && l.Graph != nil {
-		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "the file describes a call graph, which retrysim graph runs; this command runs a job (steps and watched)"}
-	}
-	if l.jobKey == "" {
-		return &Error{File: l.file, Line: 1, Field: "steps", Msg: "missing; the file describes only a fleet, whose fleet section only a fleet reads"}
-	}
-	if l.Fleet != nil {
-		return &Error{File: l.file, Line: l.fleetLine, Field: "fleet", Msg: "only retrysim fleet reads it; give this command a file without it"}
-	}
-	if l.Graph != nil {
-		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "only retrysim graph reads it; give this command a file without it"}
-	}
-	return nil
+	return l.refuse(
+		refusal{l.jobKey == "" && l.Graph != nil, l.graphLine, "graph", "the file describes a call graph, which retrysim graph runs; this command runs a job (steps and watched)"},
+		refusal{l.jobKey == "", 1, "steps", "missing; the file describes only a fleet, whose fleet section only a fleet reads"},
+		refusal{l.Fleet != nil, l.fleetLine, "fleet", "only retrysim fleet reads it; give this command a file without it"},
+		refusal{l.Graph != nil, l.graphLine, "graph", "only retrysim graph reads it; give this command a file without it"})
 }
 
 // LoadJob is Load, then CheckJob.
@@ -471,32 +463,36 @@ func loadFor(path string, check func(Loaded) error) (Loaded, error) {
 // CheckFleet refuses, for retrysim fleet, a file with no fleet section or
 // with a job or graph.
 func (l Loaded) CheckFleet() error {
-	if l.Fleet == nil && l.Graph != nil {
-		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "the file describes a call graph, which retrysim graph runs; retrysim fleet reads a fleet section"}
-	}
-	if l.Fleet == nil {
-		return &Error{File: l.file, Line: 1, Field: "fleet", Msg: "missing; retrysim fleet reads its settings from the fleet section"}
-	}
-	if l.jobKey != "" {
-		return &Error{File: l.file, Line: l.jobLine, Field: l.jobKey, Msg: "describes a job, which retrysim fleet does not read; give it a file with only a fleet section"}
-	}
-	if l.Graph != nil {
-		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "only retrysim graph reads it; give retrysim fleet a file with only a fleet section"}
-	}
-	return nil
+	return l.refuse(
+		refusal{l.Fleet == nil && l.Graph != nil, l.graphLine, "graph", "the file describes a call graph, which retrysim graph runs; retrysim fleet reads a fleet section"},
+		refusal{l.Fleet == nil, 1, "fleet", "missing; retrysim fleet reads its settings from the fleet section"},
+		refusal{l.jobKey != "", l.jobLine, l.jobKey, "describes a job, which retrysim fleet does not read; give it a file with only a fleet section"},
+		refusal{l.Graph != nil, l.graphLine, "graph", "only retrysim graph reads it; give retrysim fleet a file with only a fleet section"})
 }
 
 // CheckGraph refuses, for retrysim graph, a file with no graph section or
 // with a job or fleet section.
 func (l Loaded) CheckGraph() error {
-	if l.Graph == nil {
-		return &Error{File: l.file, Line: 1, Field: "graph", Msg: "missing; retrysim graph reads the services and their calls from the graph section"}
-	}
-	if l.jobKey != "" {
-		return &Error{File: l.file, Line: l.jobLine, Field: l.jobKey, Msg: "describes a job, which retrysim graph does not read; give it a file with only a graph section"}
-	}
-	if l.Fleet != nil {
-		return &Error{File: l.file, Line: l.fleetLine, Field: "fleet", Msg: "retrysim graph reads each call's client from the graph section, not the fleet section; give it a file with only a graph section"}
+	return l.refuse(
+		refusal{l.Graph == nil, 1, "graph", "missing; retrysim graph reads the services and their calls from the graph section"},
+		refusal{l.jobKey != "", l.jobLine, l.jobKey, "describes a job, which retrysim graph does not read; give it a file with only a graph section"},
+		refusal{l.Fleet != nil, l.fleetLine, "fleet", "retrysim graph reads each call's client from the graph section, not the fleet section; give it a file with only a graph section"})
+}
+
+// refusal is a case of a check of what a file describes: the Error at
+// line and field when it holds.
+type refusal struct {
+	holds      bool
+	line       int
+	field, msg string
+}
+
+// refuse is the Error of the first of rs that holds, or nil.
+func (l Loaded) refuse(rs ...refusal) error {
+	for _, r := range rs {
+		if r.holds {
+			return &Error{File: l.file, Line: r.line, Field: r.field, Msg: r.msg}
+		}
 	}
 	return nil
 }
@@ -538,28 +534,15 @@ func Load(path string) (Loaded, error) {
 
 // fileError is err, from the file system, as an Error about the file.
 func fileError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return &Error{File: path, Msg: err.Error()}
+	return &Error{File: path, Msg: outfile.UnwrapPath(err).Error()}
 }
-
-// kinds name the file types Load refuses.
-var kinds = []struct {
-	mode fs.FileMode
-	name string
-}{{fs.ModeDir, "a directory"}, {fs.ModeNamedPipe, "a FIFO"}, {fs.ModeSocket, "a socket"}, {fs.ModeDevice, "a device"}}
 
 // checkFile refuses anything but a regular file of at most MaxFileSize.
 func checkFile(path string, st os.FileInfo) error {
 	if !st.Mode().IsRegular() {
 		kind := "not a regular file"
-		for _, k := range kinds {
-			if st.Mode()&k.mode != 0 {
-				kind = k.name + ", not a regular file"
-				break
-			}
+		if k := outfile.Kind(st.Mode()); k != "" {
+			kind = k + ", " + kind
 		}
 		return &Error{File: path, Msg: kind}
 	}
@@ -607,14 +590,9 @@ func Parse(name string, data []byte) (Loaded, error) {
 	if f.Queue == nil && valueOf(top, "queue") != top {
 		f.Queue = &queueFile{} // an empty queue: section turns the model on, with its defaults
 	}
-	out := Loaded{file: name}
+	out := Loaded{file: name, fleetLine: lineOf(top, "fleet"), graphLine: lineOf(top, "graph")} // read only when the file has the section
 	for i := 0; top.Kind == yaml.MappingNode && i+1 < len(top.Content); i += 2 {
-		k := top.Content[i]
-		if k.Value == "fleet" {
-			out.fleetLine = k.Line
-		} else if k.Value == "graph" {
-			out.graphLine = k.Line
-		} else if out.jobKey == "" && slices.Contains(jobKeys, k.Value) {
+		if k := top.Content[i]; out.jobKey == "" && slices.Contains(jobKeys, k.Value) {
 			out.jobKey, out.jobLine = k.Value, k.Line
 		}
 	}

@@ -8,6 +8,7 @@ package shardfile
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/json"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/sim"
 )
@@ -161,28 +163,13 @@ func Open(path string) (*os.File, error) {
 	}
 	info, err := f.Stat()
 	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("%s: not a regular file (%s), which a shard is", path, fileKind(info.Mode()))
+		err = fmt.Errorf("%s: not a regular file (%s), which a shard is", path, cmp.Or(outfile.Kind(info.Mode()), info.Mode().Type().String()))
 	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
-}
-
-// fileKind names what a file that is not a regular one is.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
 }
 
 // Read reads the shard file at path strictly, at most MaxBytes, its header checked.
@@ -243,13 +230,11 @@ func ReadAll(paths []string) ([]Shard, error) {
 }
 
 // Gather is the n items of a run, each checked by check, from its shards,
-// named by names.
+// named by names, each of n items (as ReadAll holds them to the first, and
+// merge the first to the run).
 func Gather[T any](n int, noun string, names []string, shards []Shard, check func(k int, item *T) error) ([]T, error) {
 	all := make([]T, n)
 	for i, sh := range shards {
-		if sh.Items != n {
-			return nil, fmt.Errorf("%s holds a slice of %d %s; the run has %d", names[i], sh.Items, noun, n)
-		}
 		slice, err := Decode[T](names[i], sh, noun)
 		if err != nil {
 			return nil, err

@@ -176,8 +176,7 @@ func (k Kind) Do(ctx context.Context, kind string, args []string, stdout, stderr
 // false, leaving the files to the table's merge, unless the first file is an
 // envelope.
 func Merge(ctx context.Context, args []string, stdout io.Writer, kinds map[string]Kind) (handled bool, err error) {
-	fs := flag.NewFlagSet("retrysim merge", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := flagval.NewFlagSet("retrysim merge")
 	for _, name := range mergeOwn {
 		switch name {
 		case "log-y", "linear-y", "own-scales", "ci", "expect":

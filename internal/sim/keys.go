@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -11,20 +13,14 @@ import (
 // of sc honours keys.
 func KeysInVain(sc provider.Scenario, strategies []strategy.Strategy) []bool {
 	vain := make([]bool, len(strategies))
-	for _, st := range sc.Steps {
-		if st.HonoursKeys {
-			return vain
-		}
+	if slices.ContainsFunc(sc.Steps, func(st provider.Step) bool { return st.HonoursKeys }) {
+		return vain
 	}
 	for i, s := range strategies {
-		r, ok := s.(strategy.Retry)
-		if !ok {
-			continue
-		}
-		for _, st := range sc.Steps {
-			if jobsim.StepKeys(st.Retry, r.Keys) != schema.NoKeys {
-				vain[i] = true
-			}
+		if r, ok := s.(strategy.Retry); ok {
+			vain[i] = slices.ContainsFunc(sc.Steps, func(st provider.Step) bool {
+				return jobsim.StepKeys(st.Retry, r.Keys) != schema.NoKeys
+			})
 		}
 	}
 	return vain

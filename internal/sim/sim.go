@@ -71,21 +71,14 @@ type Config struct {
 // Auto when a strategy has no fast path or a delivery run neither repeats nor crashes (whose clean
 // jobs plain already settles).
 func (cfg Config) EngineUsed() Engine {
-	if cfg.Engine == Auto && (!allStraight(cfg.Strategies) || cfg.Delivery != nil && cfg.Delivery.RepeatP == 0 && cfg.Delivery.CrashP == 0) {
+	if cfg.Engine == Auto && (slices.ContainsFunc(cfg.Strategies, crooked) || cfg.Delivery != nil && cfg.Delivery.RepeatP == 0 && cfg.Delivery.CrashP == 0) {
 		return Plain
 	}
 	return cfg.Engine.Resolve(cfg.Generator)
 }
 
-// allStraight reports whether every strategy has a fast path.
-func allStraight(ss []strategy.Strategy) bool {
-	for _, s := range ss {
-		if queue.ResumeOf(s) == nil {
-			return false
-		}
-	}
-	return true
-}
+// crooked reports whether s has no fast path.
+func crooked(s strategy.Strategy) bool { return queue.ResumeOf(s) == nil }
 
 // Shard names slice Index (from 0) of Count.
 type Shard struct {
@@ -109,12 +102,8 @@ func (cfg Config) check() error {
 	if cfg.Engine == Skip && cfg.Generator.Sequential {
 		return fmt.Errorf("engine: skip cannot replay %s's single stream draw by draw; use plain", cfg.Generator.Name)
 	}
-	if cfg.Engine == Skip {
-		for _, s := range cfg.Strategies {
-			if queue.ResumeOf(s) == nil {
-				return fmt.Errorf("engine: skip runs only strategies that call each step once until a call fails (strategy.Straight), not %q; use plain", s.Name())
-			}
-		}
+	if i := slices.IndexFunc(cfg.Strategies, crooked); cfg.Engine == Skip && i >= 0 {
+		return fmt.Errorf("engine: skip runs only strategies that call each step once until a call fails (strategy.Straight), not %q; use plain", cfg.Strategies[i].Name())
 	}
 	if cfg.Delivery != nil {
 		if err := cfg.Delivery.Check(); err != nil {

@@ -102,16 +102,18 @@ var metrics = []Metric{
 func Metrics() []Metric { return slices.Clone(metrics) }
 
 // LookupMetric returns the metric called name.
-func LookupMetric(name string) (Metric, error) {
-	i := slices.IndexFunc(metrics, func(m Metric) bool { return m.Name == name })
-	if i < 0 {
-		names := make([]string, len(metrics))
-		for j, m := range metrics {
-			names[j] = m.Name
-		}
-		return Metric{}, fmt.Errorf("unknown metric %q (want one of %s)", name, strings.Join(names, ", "))
+func LookupMetric(name string) (Metric, error) { return lookup(metrics, name) }
+
+// lookup returns the metric of all called name.
+func lookup(all []Metric, name string) (Metric, error) {
+	if i := slices.IndexFunc(all, func(m Metric) bool { return m.Name == name }); i >= 0 {
+		return all[i], nil
 	}
-	return metrics[i], nil
+	names := make([]string, len(all))
+	for j, m := range all {
+		names[j] = m.Name
+	}
+	return Metric{}, fmt.Errorf("unknown metric %q (want one of %s)", name, strings.Join(names, ", "))
 }
 
 // Z is how many standard errors the estimate lies from e's expectation, from e's own variance; with
@@ -193,16 +195,8 @@ func SweepMetrics(watched []Watch, delivery bool) []Metric {
 
 // LookupSweepMetric returns the metric called name of SweepMetrics(watched, delivery).
 func LookupSweepMetric(name string, watched []Watch, delivery bool) (Metric, error) {
-	all := SweepMetrics(watched, delivery)
-	if i := slices.IndexFunc(all, func(m Metric) bool { return m.Name == name }); i >= 0 {
-		return all[i], nil
-	}
 	if !delivery && slices.ContainsFunc(deliveryMetrics, func(m Metric) bool { return m.Name == name }) {
 		return Metric{}, fmt.Errorf("%s is counted by the delivery model only; this sweep runs the job model", name)
 	}
-	names := make([]string, len(all))
-	for j, m := range all {
-		names[j] = m.Name
-	}
-	return Metric{}, fmt.Errorf("unknown metric %q (want one of %s)", name, strings.Join(names, ", "))
+	return lookup(SweepMetrics(watched, delivery), name)
 }
